@@ -1,0 +1,102 @@
+import { randomUUID } from 'node:crypto';
+import swagger from '@fastify/swagger';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Ajv } from 'ajv';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
+import type { Deps } from './deps.ts';
+import { registerErrorHandling } from './http/error-handler.ts';
+import { registerPipeline, registerPreflight } from './http/pipeline.ts';
+import { documentationRoutes } from './modules/documentation/documentation.routes.ts';
+import { usersRoutes } from './modules/users/users.routes.ts';
+import { versionsRoutes } from './modules/versions/versions.routes.ts';
+
+export const JSON_BODY_LIMIT = 5 * 1024 * 1024;
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export interface BuildOptions {
+  /** pino options, or false for no logs (tests) */
+  logger?: boolean | { level: string };
+}
+
+/**
+ * Query strings and path parameters arrive as text and are coerced to the declared types; bodies are
+ * JSON and must already have the right types, so a number where a string belongs is a 400.
+ */
+function validatorCompilers() {
+  const base = { allErrors: false, removeAdditional: true, useDefaults: true, strict: false } as const;
+  const coercing = new Ajv({ ...base, coerceTypes: 'array' });
+  const strict = new Ajv({ ...base, coerceTypes: false });
+  return ({ schema, httpPart }: { schema: object; httpPart?: string }) =>
+    (httpPart === 'body' ? strict : coercing).compile(schema);
+}
+
+export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger ?? { level: deps.config.logLevel },
+    bodyLimit: JSON_BODY_LIMIT,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    routerOptions: { ignoreTrailingSlash: true },
+    return503OnClosing: true,
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompilers());
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  registerErrorHandling(app);
+  registerPipeline(app, deps);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Quire API',
+        version: '1.0.0',
+        description:
+          'Documentation content service: pages, sections, versions, API references, reader access.',
+      },
+      servers: [{ url: '/api/v1' }],
+      components: {
+        securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key' } },
+      },
+      security: [{ apiKey: [] }],
+    },
+    transform: ({ schema, url }) => ({
+      schema,
+      url: url.startsWith('/api/v1') ? url.slice('/api/v1'.length) || '/' : url,
+    }),
+  });
+
+  const crossOriginPaths = new Set<string>();
+  app.addHook('onRoute', (route) => {
+    if (route.config?.crossOrigin === true) crossOriginPaths.add(route.url);
+  });
+
+  await app.register(
+    async (api) => {
+      await api.register(versionsRoutes, { versions: deps.versions });
+      await api.register(documentationRoutes, { documentation: deps.documentation });
+      await api.register(usersRoutes, { users: deps.users });
+      api.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
+    },
+    { prefix: '/api/v1' },
+  );
+  registerPreflight(app, deps.config, crossOriginPaths);
+
+  app.get('/healthz', { schema: { hide: true } }, () => ({ status: 'ok' }));
+  app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
+    try {
+      await sql`select 1`.execute(deps.database.db);
+      return { status: 'ready' };
+    } catch {
+      return reply.code(503).send({ status: 'unavailable' });
+    }
+  });
+
+  await app.ready();
+  return app;
+}

@@ -1,0 +1,146 @@
+import type { Deps } from '../deps.ts';
+import { CLI_CONTEXT } from '../modules/keys/actor.ts';
+import { isPermission, type Permission } from '../modules/keys/permissions.ts';
+import { ACCESS_MODES, PLANS } from '../modules/projects/projects.service.ts';
+import { ROLES } from '../modules/users/users.service.ts';
+import { oneOf, parseOptions, positiveInt, required, UsageError } from './args.ts';
+
+export type Command = (deps: Deps, args: string[]) => Promise<object>;
+
+const ctx = CLI_CONTEXT;
+const projectFlags = {
+  name: { type: 'string' },
+  plan: { type: 'string' },
+  access: { type: 'string' },
+  'base-path': { type: 'string' },
+  host: { type: 'string' },
+} as const;
+
+function projectFields(values: { plan?: string; access?: string; 'base-path'?: string; host?: string }) {
+  return {
+    ...(values.plan !== undefined ? { plan: oneOf(values.plan, PLANS, 'plan') } : {}),
+    ...(values.access !== undefined ? { access: oneOf(values.access, ACCESS_MODES, 'access') } : {}),
+    ...(values['base-path'] !== undefined ? { basePath: values['base-path'] || null } : {}),
+    ...(values.host !== undefined ? { host: values.host || null } : {}),
+  };
+}
+
+function permissionList(raw: string | undefined): 'all' | Permission[] {
+  if (raw === undefined || raw === 'all') return 'all';
+  const list = raw
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
+  if (list.includes('all')) return 'all';
+  const unknown = list.filter((p) => !isPermission(p));
+  if (unknown.length || !list.length)
+    throw new UsageError(`unknown permission(s): ${unknown.join(', ') || '(none given)'}`);
+  return list as Permission[];
+}
+
+function versionList(raw: string | undefined): 'all' | number[] {
+  if (raw === undefined || raw === 'all') return 'all';
+  return raw.split(',').map((v) => positiveInt(v.trim(), 'a version id'));
+}
+
+/** `bin/quire <group> <action>`: each prints the one record it made or changed. */
+export const COMMANDS: Record<string, Command> = {
+  'project create': async (deps, args) => {
+    const { values } = parseOptions(args, projectFlags);
+    return deps.projects.create({ name: required(values.name, 'name'), ...projectFields(values) }, ctx);
+  },
+  'project update': async (deps, args) => {
+    const { values, positionals } = parseOptions(args, projectFlags, 1);
+    const id = positiveInt(positionals[0] ?? '', 'project ID');
+    const fields = {
+      ...(values.name !== undefined ? { name: required(values.name, 'name') } : {}),
+      ...projectFields(values),
+    };
+    if (Object.keys(fields).length === 0) throw new UsageError('nothing to update: give at least one option');
+    return deps.projects.update(id, fields, ctx);
+  },
+  'key create': async (deps, args) => {
+    const { values } = parseOptions(args, {
+      project: { type: 'string' },
+      name: { type: 'string' },
+      permissions: { type: 'string' },
+      versions: { type: 'string' },
+      user: { type: 'string' },
+    });
+    return deps.keys.create(
+      {
+        projectId: positiveInt(required(values.project, 'project'), '--project'),
+        ...(values.name !== undefined ? { name: values.name } : {}),
+        permissions: permissionList(values.permissions),
+        versions: versionList(values.versions),
+        userId: values.user !== undefined ? positiveInt(values.user, '--user') : null,
+      },
+      ctx,
+    );
+  },
+  'key revoke': async (deps, args) => {
+    const { positionals } = parseOptions(args, {}, 1);
+    return deps.keys.revoke(positiveInt(positionals[0] ?? '', 'key ID'), ctx);
+  },
+  'version create': async (deps, args) => {
+    const { values } = parseOptions(args, {
+      project: { type: 'string' },
+      name: { type: 'string' },
+      slug: { type: 'string' },
+      published: { type: 'boolean' },
+    });
+    return deps.versions.create(
+      {
+        projectId: positiveInt(required(values.project, 'project'), '--project'),
+        name: required(values.name, 'name'),
+        ...(values.slug !== undefined ? { slug: values.slug } : {}),
+        published: values.published ?? false,
+      },
+      ctx,
+    );
+  },
+  'documentation create': async (deps, args) => {
+    const { values } = parseOptions(args, {
+      version: { type: 'string' },
+      title: { type: 'string' },
+      slug: { type: 'string' },
+      published: { type: 'boolean' },
+    });
+    return deps.documentation.create(
+      {
+        versionId: positiveInt(required(values.version, 'version'), '--version'),
+        title: required(values.title, 'title'),
+        ...(values.slug !== undefined ? { slug: values.slug } : {}),
+        published: values.published ?? false,
+      },
+      ctx,
+    );
+  },
+  'category create': async (deps, args) => {
+    const { values } = parseOptions(args, { documentation: { type: 'string' }, title: { type: 'string' } });
+    return deps.documentation.createCategory(
+      {
+        documentationId: positiveInt(required(values.documentation, 'documentation'), '--documentation'),
+        title: required(values.title, 'title'),
+      },
+      ctx,
+    );
+  },
+  'user create': async (deps, args) => {
+    const { values } = parseOptions(args, {
+      project: { type: 'string' },
+      name: { type: 'string' },
+      email: { type: 'string' },
+      role: { type: 'string' },
+    });
+    return deps.users.create(
+      {
+        projectId: positiveInt(required(values.project, 'project'), '--project'),
+        name: required(values.name, 'name'),
+        email: required(values.email, 'email'),
+        role: oneOf(required(values.role, 'role'), ROLES, 'role'),
+      },
+      ctx,
+    );
+  },
+};

@@ -1,0 +1,86 @@
+import { ConfigError, loadConfig } from '../config.ts';
+import { migrateToLatest } from '../db/migrate.ts';
+import { createDeps, type Deps } from '../deps.ts';
+import { AppError } from '../errors.ts';
+import { serve } from '../main.ts';
+import { MemoryCounterStore } from '../ratelimit/memory-store.ts';
+import { UsageError } from './args.ts';
+import { COMMANDS } from './commands.ts';
+
+export interface CliIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+}
+
+const USAGE = `usage: quire <command>
+  serve | migrate
+  project create --name NAME [--plan free|grow|enterprise] [--access public|invite] [--base-path PATH] [--host URL]
+  project update ID [--name] [--plan] [--access] [--base-path] [--host]
+  key create --project ID [--name NAME] [--permissions all|P1,P2,...] [--versions all|ID1,ID2,...] [--user USER_ID]
+  key revoke ID
+  version create --project ID --name NAME [--slug SLUG] [--published]
+  documentation create --version ID --title TITLE [--slug SLUG] [--published]
+  category create --documentation ID --title TITLE
+  user create --project ID --name NAME --email EMAIL --role ADMIN|PUBLISHER|WRITER|REVIEWER`;
+
+/**
+ * Runs one admin command over `deps` (or over deps built from the environment) and returns the exit
+ * code. Contract: exactly one JSON object on stdout and exit 0, or one line on stderr and non-zero.
+ */
+export async function runCli(argv: string[], io: CliIo, deps?: Deps): Promise<number> {
+  const [group, action, ...rest] = argv;
+  const name = `${group ?? ''} ${action ?? ''}`;
+  const command = COMMANDS[name];
+  if (group === undefined || group === 'help' || group === '--help') {
+    io.stderr(`${USAGE}\n`);
+    return 2;
+  }
+  if (group !== 'migrate' && !command) {
+    io.stderr(`quire: unknown command '${argv.join(' ')}' (run 'quire help' for the list)\n`);
+    return 2;
+  }
+  let own: Deps | undefined;
+  try {
+    let applied: string[] = [];
+    if (!deps) {
+      // Every command migrates first, so a fresh database works without a separate step.
+      own = createDeps(loadConfig(process.env), { counters: new MemoryCounterStore() });
+      applied = await migrateToLatest(own.database);
+    }
+    const active = deps ?? own!;
+    if (group === 'migrate') {
+      if (deps) applied = await migrateToLatest(active.database);
+      io.stdout(`${JSON.stringify({ migrated: true, applied })}\n`);
+      return 0;
+    }
+    const result = await command!(active, action === undefined ? [] : rest);
+    io.stdout(`${JSON.stringify(result)}\n`);
+    return 0;
+  } catch (error) {
+    io.stderr(`quire: ${describe(error)}\n`);
+    return error instanceof UsageError ? 2 : 1;
+  } finally {
+    await own?.close();
+  }
+}
+
+function describe(error: unknown): string {
+  if (error instanceof ConfigError) return error.problems.join('; ');
+  if (error instanceof AppError && error.details?.length) {
+    return `${error.message} (${error.details.map((d) => `${d.field} ${d.message}`).join('; ')})`;
+  }
+  if (error instanceof AppError || error instanceof UsageError) return error.message;
+  return error instanceof Error ? `unexpected error: ${error.message}` : String(error);
+}
+
+export async function main(argv: string[]): Promise<void> {
+  if (argv[0] === 'serve') {
+    await serve();
+    return;
+  }
+  const code = await runCli(argv, {
+    stdout: (t) => process.stdout.write(t),
+    stderr: (t) => process.stderr.write(t),
+  });
+  process.exitCode = code;
+}

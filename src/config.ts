@@ -1,0 +1,113 @@
+/**
+ * Environment → typed, frozen configuration. This is the only module that reads process.env;
+ * everything else receives the Config object.
+ */
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface Config {
+  readonly host: string;
+  readonly port: number;
+  readonly databaseUrl: string;
+  readonly redisUrl: string | null;
+  readonly rateLimitScale: number;
+  /** null: search answers every origin; otherwise only these origins */
+  readonly corsOrigins: readonly string[] | null;
+  readonly bootstrap: boolean;
+  readonly bootstrapKey: string | null;
+  readonly logLevel: LogLevel;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+export const DEFAULT_DATABASE_URL = 'sqlite:./data/quire.db';
+
+export function loadConfig(env: Readonly<Record<string, string | undefined>>): Config {
+  const problems: string[] = [];
+  const get = (name: string): string | undefined => {
+    const value = env[name]?.trim();
+    return value === undefined || value === '' ? undefined : value;
+  };
+
+  const host = get('HOST') ?? '0.0.0.0';
+
+  let port = 8080;
+  const rawPort = get('PORT');
+  if (rawPort !== undefined) {
+    port = Number(rawPort);
+    if (!/^\d+$/.test(rawPort) || port < 0 || port > 65535) {
+      problems.push(`PORT must be an integer from 0 to 65535 (got '${rawPort}')`);
+    }
+  }
+
+  const databaseUrl = get('DATABASE_URL') ?? DEFAULT_DATABASE_URL;
+  if (!/^sqlite:.+/.test(databaseUrl) && !/^postgres(ql)?:\/\/.+/.test(databaseUrl)) {
+    problems.push(`DATABASE_URL must start with 'sqlite:' or 'postgres://' (got '${databaseUrl}')`);
+  }
+
+  const redisUrl = get('REDIS_URL') ?? null;
+  if (redisUrl !== null && !/^rediss?:\/\/.+/.test(redisUrl)) {
+    problems.push(`REDIS_URL must start with 'redis://' or 'rediss://' (got '${redisUrl}')`);
+  }
+
+  let rateLimitScale = 1;
+  const rawScale = get('RATE_LIMIT_SCALE');
+  if (rawScale !== undefined) {
+    rateLimitScale = Number(rawScale);
+    if (!Number.isFinite(rateLimitScale) || rateLimitScale <= 0) {
+      problems.push(`RATE_LIMIT_SCALE must be a positive number (got '${rawScale}')`);
+    }
+  }
+
+  let corsOrigins: string[] | null = null;
+  const rawOrigins = get('CORS_ORIGINS');
+  if (rawOrigins !== undefined && rawOrigins !== '*') {
+    corsOrigins = rawOrigins
+      .split(',')
+      .map((o) => o.trim())
+      .filter((o) => o !== '');
+    for (const origin of corsOrigins) {
+      if (!/^https?:\/\/[^/\s]+$/.test(origin)) {
+        problems.push(`CORS_ORIGINS entries must be origins like https://docs.example.com (got '${origin}')`);
+      }
+    }
+  }
+
+  let bootstrap = true;
+  const rawBootstrap = get('QUIRE_BOOTSTRAP');
+  if (rawBootstrap !== undefined) {
+    if (rawBootstrap === 'true' || rawBootstrap === '1') bootstrap = true;
+    else if (rawBootstrap === 'false' || rawBootstrap === '0') bootstrap = false;
+    else problems.push(`QUIRE_BOOTSTRAP must be 'true' or 'false' (got '${rawBootstrap}')`);
+  }
+
+  const bootstrapKey = get('QUIRE_BOOTSTRAP_KEY') ?? null;
+  if (bootstrapKey !== null && !/^qk_[A-Za-z0-9_-]{32,200}$/.test(bootstrapKey)) {
+    problems.push(
+      "QUIRE_BOOTSTRAP_KEY must start with 'qk_' followed by at least 32 letters, digits, '-' or '_'",
+    );
+  }
+
+  const logLevel = (get('LOG_LEVEL') ?? 'info') as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) {
+    problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got '${String(logLevel)}')`);
+  }
+
+  if (problems.length > 0) throw new ConfigError(problems);
+  return Object.freeze({
+    host,
+    port,
+    databaseUrl,
+    redisUrl,
+    rateLimitScale,
+    corsOrigins: corsOrigins === null ? null : Object.freeze(corsOrigins),
+    bootstrap,
+    bootstrapKey,
+    logLevel,
+  });
+}

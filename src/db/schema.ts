@@ -1,0 +1,163 @@
+import type { Generated } from 'kysely';
+
+/**
+ * Row types, shared by both dialects. Portable choices: booleans are integers 0/1, timestamps are ISO
+ * 8601 UTC text (sortable), JSON values are text.
+ */
+export type Bool = number;
+
+export interface ProjectsTable {
+  id: Generated<number>;
+  name: string;
+  plan: 'free' | 'grow' | 'enterprise';
+  access: 'public' | 'invite';
+  base_path: string | null;
+  host: string | null;
+  variables: string;
+  created: string;
+  updated: string;
+}
+
+export interface ApiKeysTable {
+  id: Generated<number>;
+  project_id: number;
+  name: string;
+  key_hash: string;
+  key_prefix: string;
+  /** JSON array of permission names, or ["all"] */
+  permissions: string;
+  /** JSON array of version ids, or null for every version */
+  version_scope: string | null;
+  user_id: number | null;
+  revoked_at: string | null;
+  created: string;
+}
+
+export interface UsersTable {
+  id: Generated<number>;
+  project_id: number;
+  name: string;
+  email: string;
+  role: 'ADMIN' | 'PUBLISHER' | 'WRITER' | 'REVIEWER';
+  last_active_at: string | null;
+  created: string;
+}
+
+export interface VersionsTable {
+  id: Generated<number>;
+  project_id: number;
+  name: string;
+  slug: string;
+  published: Bool;
+  ordr: number;
+  deleted_at: string | null;
+  created: string;
+  updated: string;
+}
+
+export interface DocumentationTable {
+  id: Generated<number>;
+  version_id: number;
+  title: string;
+  slug: string;
+  published: Bool;
+  ordr: number;
+  deleted_at: string | null;
+  created: string;
+  updated: string;
+}
+
+/** Categories and pages share one index sequence per section (`position`). */
+export interface CategoriesTable {
+  id: Generated<number>;
+  documentation_id: number;
+  title: string;
+  position: number;
+  created: string;
+  updated: string;
+}
+
+export interface PagesTable {
+  id: Generated<number>;
+  documentation_id: number;
+  category_id: number | null;
+  parent_page_id: number | null;
+  title: string;
+  slug: string;
+  listed: Bool;
+  content_draft: string | null;
+  content_published: string | null;
+  position: number;
+  deleted_at: string | null;
+  created: string;
+  updated: string;
+}
+
+export interface PageHistoryTable {
+  id: Generated<number>;
+  page_id: number;
+  operation: 'create' | 'update' | 'publish';
+  message: string;
+  title: string;
+  slug: string;
+  content_draft: string | null;
+  content_published: string | null;
+  api_key_id: number | null;
+  created: string;
+}
+
+export interface ApiReferencesTable {
+  id: Generated<number>;
+  version_id: number;
+  title: string;
+  slug: string;
+  ordr: number;
+  published: Bool;
+  definition_published: string | null;
+  format_published: 'json' | 'yaml' | null;
+  definition_draft: string | null;
+  format_draft: 'json' | 'yaml' | null;
+  deleted_at: string | null;
+  created: string;
+  updated: string;
+}
+
+export interface ReaderAccessTable {
+  id: Generated<number>;
+  project_id: number;
+  email: string;
+  expires_at: string | null;
+  revoked_at: string | null;
+  created: string;
+  updated: string;
+}
+
+export interface AuditLogTable {
+  id: Generated<number>;
+  project_id: number;
+  timestamp: string;
+  scope: 'content' | 'users' | 'hosting' | 'security' | 'plan' | 'other';
+  entity: string;
+  entity_id: string;
+  operation: 'INS' | 'UPD' | 'DEL' | 'ADD' | 'REM';
+  message: string;
+  /** JSON object */
+  details: string;
+  ip_address: string | null;
+  user_label: string | null;
+  api_key_label: string | null;
+}
+
+export interface Database {
+  projects: ProjectsTable;
+  api_keys: ApiKeysTable;
+  users: UsersTable;
+  versions: VersionsTable;
+  documentation: DocumentationTable;
+  categories: CategoriesTable;
+  pages: PagesTable;
+  page_history: PageHistoryTable;
+  api_references: ApiReferencesTable;
+  reader_access: ReaderAccessTable;
+  audit_log: AuditLogTable;
+}

@@ -1,0 +1,68 @@
+import { systemClock, type Clock } from './clock.ts';
+import type { Config } from './config.ts';
+import { openDatabase, type DatabaseHandle } from './db/dialect.ts';
+import { AuditRecorder } from './modules/audit/audit.recorder.ts';
+import { DocumentationService } from './modules/documentation/documentation.service.ts';
+import { KeysService } from './modules/keys/keys.service.ts';
+import { ProjectsService } from './modules/projects/projects.service.ts';
+import { UsersService } from './modules/users/users.service.ts';
+import { VersionsService } from './modules/versions/versions.service.ts';
+import type { CounterStore } from './ratelimit/counter-store.ts';
+import { MemoryCounterStore } from './ratelimit/memory-store.ts';
+import { RedisCounterStore } from './ratelimit/redis-store.ts';
+
+/** The composition root: every service is built here, once per app; nothing is a module singleton. */
+export interface Deps {
+  config: Config;
+  clock: Clock;
+  database: DatabaseHandle;
+  counters: CounterStore;
+  audit: AuditRecorder;
+  projects: ProjectsService;
+  keys: KeysService;
+  users: UsersService;
+  versions: VersionsService;
+  documentation: DocumentationService;
+  close(): Promise<void>;
+}
+
+export interface DepsOverrides {
+  clock?: Clock;
+  /** PostgreSQL schema to work in (tests isolate themselves with one each) */
+  schema?: string;
+  /** Redis key prefix (tests isolate themselves with one each) */
+  redisPrefix?: string;
+  database?: DatabaseHandle;
+  counters?: CounterStore;
+}
+
+export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps {
+  const clock = overrides.clock ?? systemClock;
+  const database =
+    overrides.database ??
+    openDatabase(config.databaseUrl, overrides.schema !== undefined ? { schema: overrides.schema } : {});
+  const counters =
+    overrides.counters ??
+    (config.redisUrl !== null
+      ? new RedisCounterStore(config.redisUrl, overrides.redisPrefix)
+      : new MemoryCounterStore());
+  const db = database.db;
+  const audit = new AuditRecorder(clock);
+  const versions = new VersionsService(db, clock, audit);
+  return {
+    config,
+    clock,
+    database,
+    counters,
+    audit,
+    projects: new ProjectsService(db, clock, audit),
+    keys: new KeysService(db, clock, audit),
+    users: new UsersService(db, clock, audit),
+    versions,
+    documentation: new DocumentationService(db, clock, audit, versions),
+    async close() {
+      await counters.close();
+      await database.close();
+    },
+  };
+}

@@ -1,0 +1,94 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, TooManyRequestsError, type FieldProblem } from '../errors.ts';
+
+interface ValidationIssue {
+  instancePath?: string;
+  message?: string;
+  keyword?: string;
+  params?: Record<string, unknown>;
+}
+
+/** One writer of error bodies: `{"error":{"message","httpCode","code"[,"details"]}}`, code = status. */
+export function sendError(
+  reply: FastifyReply,
+  status: number,
+  message: string,
+  details?: FieldProblem[],
+): FastifyReply {
+  return reply
+    .code(status)
+    .type('application/json; charset=utf-8')
+    .send({ error: { message, httpCode: status, code: status, ...(details?.length ? { details } : {}) } });
+}
+
+const PART: Record<string, string> = {
+  body: 'body',
+  querystring: 'query',
+  params: 'path',
+  headers: 'header',
+};
+
+function validationDetails(context: string | undefined, issues: ValidationIssue[]): FieldProblem[] {
+  const prefix = PART[context ?? 'body'] ?? 'body';
+  return issues.map((issue) => {
+    const path = (issue.instancePath ?? '').split('/').filter(Boolean);
+    let message = issue.message ?? 'is invalid';
+    if (issue.keyword === 'required' && typeof issue.params?.missingProperty === 'string') {
+      path.push(issue.params.missingProperty);
+      message = 'is required';
+    } else if (issue.keyword === 'enum' && Array.isArray(issue.params?.allowedValues)) {
+      message = `must be one of ${(issue.params.allowedValues as unknown[]).map(String).join(', ')}`;
+    } else if (
+      issue.keyword === 'additionalProperties' &&
+      typeof issue.params?.additionalProperty === 'string'
+    ) {
+      path.push(issue.params.additionalProperty);
+      message = 'is not allowed';
+    }
+    return { field: [prefix, ...path].join('.'), message };
+  });
+}
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setNotFoundHandler((request, reply) => {
+    sendError(reply, 404, `Route ${request.method} ${request.url.split('?')[0]} not found.`);
+  });
+
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    if (error instanceof AppError) {
+      if (error instanceof TooManyRequestsError) reply.header('retry-after', String(error.retryAfterSeconds));
+      if (error.status >= 500) request.log.error({ err: error }, 'request failed');
+      return sendError(reply, error.status, error.message, error.details);
+    }
+    if (error.validation) {
+      const details = validationDetails(error.validationContext, error.validation as ValidationIssue[]);
+      const first = details[0];
+      const message = first ? `Invalid request: ${first.field} ${first.message}` : 'Invalid request.';
+      return sendError(reply, 400, message, details);
+    }
+    switch (error.code) {
+      case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+        return sendError(reply, 400, 'Malformed JSON body.', [
+          { field: 'body', message: 'is not valid JSON' },
+        ]);
+      case 'FST_ERR_CTP_BODY_TOO_LARGE':
+        return sendError(reply, 413, 'Request body is too large.');
+      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+        return sendError(
+          reply,
+          415,
+          `Unsupported content-type '${request.headers['content-type'] ?? ''}'. Supported content-type is 'application/json'.`,
+        );
+      default:
+        break;
+    }
+    // Fastify's own client errors (bad URL encoding, bad content length…) keep their 4xx status.
+    if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
+      return sendError(reply, error.statusCode, error.message);
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return sendError(reply, 500, 'Internal server error. The request id identifies it in the logs.');
+  });
+}

@@ -1,0 +1,21 @@
+import type { Actor } from '../modules/keys/actor.ts';
+import type { Permission } from '../modules/keys/permissions.ts';
+import type { OperationId } from './operations.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** the operation of the API this route is; its rate limit and counter come from it */
+    operation?: OperationId;
+    /** the permission the key must hold */
+    permission?: Permission;
+    /** true for the one operation callable from browsers (search content) */
+    crossOrigin?: boolean;
+    /** 'json': the body must be application/json; otherwise the route takes no body */
+    body?: 'json' | 'custom';
+  }
+  interface FastifyRequest {
+    actor: Actor | null;
+  }
+}
+
+export {};

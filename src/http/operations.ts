@@ -1,0 +1,37 @@
+/**
+ * Every /api/v1 operation with its rate limit (service-api.md §8, decisions.md §5). A route names its
+ * operation in `config.operation`; the limit, the window and the counter key all come from here.
+ */
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+
+export const OPERATIONS = {
+  createPage: { limit: 10800, windowMs: HOUR },
+  publishPage: { limit: 10800, windowMs: HOUR },
+  getPageBySlug: { limit: 60, windowMs: MINUTE },
+  readPage: { limit: 600, windowMs: MINUTE },
+  updatePage: { limit: 10800, windowMs: HOUR },
+  listDocumentation: { limit: 60, windowMs: HOUR },
+  listVersions: { limit: 60, windowMs: HOUR },
+  updateVersion: { limit: 3600, windowMs: HOUR },
+  readReferenceDefinition: { limit: 600, windowMs: MINUTE },
+  publishReference: { limit: 3600, windowMs: HOUR },
+  uploadReference: { limit: 300, windowMs: HOUR },
+  listUsers: { limit: 3600, windowMs: HOUR },
+  exportProject: { limit: 10, windowMs: HOUR },
+  listAll: { limit: 30, windowMs: HOUR },
+  readAudit: { limit: 600, windowMs: HOUR },
+  listReaderAccess: { limit: 3600, windowMs: HOUR },
+  grantReaderAccess: { limit: 100, windowMs: HOUR },
+  revokeReaderAccess: { limit: 100, windowMs: HOUR },
+  searchContent: { limit: 10800, windowMs: HOUR },
+} as const satisfies Record<string, { limit: number; windowMs: number }>;
+
+export type OperationId = keyof typeof OPERATIONS;
+
+/** Failed authentication, counted per client address. */
+export const AUTH_FAILURES = { limit: 30, windowMs: 5 * MINUTE } as const;
+
+export function scaledLimit(limit: number, scale: number): number {
+  return Math.max(1, Math.floor(limit * scale));
+}

@@ -1,0 +1,157 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Clock } from '../clock.ts';
+import type { Config } from '../config.ts';
+import { ForbiddenError, TooManyRequestsError, UnsupportedMediaTypeError } from '../errors.ts';
+import type { Actor } from '../modules/keys/actor.ts';
+import type { KeysService } from '../modules/keys/keys.service.ts';
+import type { CounterStore } from '../ratelimit/counter-store.ts';
+import { AUTH_FAILURES, OPERATIONS, scaledLimit } from './operations.ts';
+import './fastify-types.ts';
+
+export interface PipelineDeps {
+  config: Config;
+  clock: Clock;
+  counters: CounterStore;
+  keys: KeysService;
+}
+
+export const CROSS_ORIGIN_MESSAGE = 'Cross-origin requests are not allowed. Call this API from a back-end.';
+
+/**
+ * The path of every API request, before the body is read: origin policy → key → rate limit →
+ * permission. Routes declare their operation and permission in `config`; handlers never check them.
+ */
+export function registerPipeline(app: FastifyInstance, deps: PipelineDeps): void {
+  app.decorateRequest('actor', null);
+
+  app.addHook('onRequest', async (request, reply) => {
+    const config = request.routeOptions.config;
+    const operation = config.operation;
+    if (operation === undefined) return;
+
+    if (request.headers.origin !== undefined && config.crossOrigin !== true) {
+      throw new ForbiddenError(CROSS_ORIGIN_MESSAGE);
+    }
+
+    const actor = await authenticate(request, deps);
+    request.actor = actor;
+
+    const { limit, windowMs } = OPERATIONS[operation];
+    const permitted = scaledLimit(limit, deps.config.rateLimitScale);
+    const now = deps.clock.now();
+    const { count, resetAt } = await deps.counters.increment(`${operation}:${actor.keyId}`, windowMs, now);
+    setRateLimitHeaders(reply, operation, permitted, count, resetAt, windowMs, now);
+    if (count > permitted) {
+      throw new TooManyRequestsError(
+        `Rate limit of ${permitted} requests per ${windowMs / 1000} seconds exceeded for this operation.`,
+        Math.max(1, Math.ceil((resetAt - now) / 1000)),
+      );
+    }
+
+    if (config.permission !== undefined && !actor.permissions.has(config.permission)) {
+      throw new ForbiddenError(`This API key lacks the permission '${config.permission}'.`);
+    }
+  });
+
+  // Fastify parses text/plain by default; here every type but JSON goes to the catch-all below.
+  app.removeContentTypeParser('text/plain');
+  // Only operations that read a JSON body accept one; operations without a body accept an empty
+  // body of any type, and ignore the type.
+  app.addContentTypeParser('*', (request, payload, done) => {
+    const route = request.routeOptions.config;
+    if (route.body === 'json') {
+      done(new UnsupportedMediaTypeError(request.headers['content-type'] ?? ''), undefined);
+      return;
+    }
+    payload.resume();
+    payload.on('end', () => done(null, undefined));
+    payload.on('error', (err) => done(err, undefined));
+  });
+
+  const defaultJson = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (typeof body === 'string' && body.trim() === '') {
+      done(null, undefined);
+      return;
+    }
+    defaultJson(request, body as string, done);
+  });
+}
+
+async function authenticate(request: FastifyRequest, deps: PipelineDeps): Promise<Actor> {
+  const clientKey = `auth-failures:${request.ip}`;
+  const now = deps.clock.now();
+  const failures = await deps.counters.peek(clientKey, AUTH_FAILURES.windowMs, now);
+  const failureLimit = scaledLimit(AUTH_FAILURES.limit, deps.config.rateLimitScale);
+  if (failures.count >= failureLimit) {
+    throw new TooManyRequestsError(
+      'Too many failed authentication attempts from this address. Try again later.',
+      Math.max(1, Math.ceil((failures.resetAt - now) / 1000)),
+    );
+  }
+  const header = request.headers['x-api-key'];
+  const key = Array.isArray(header) ? header[0] : header;
+  if (key === undefined || key.trim() === '') {
+    await deps.counters.increment(clientKey, AUTH_FAILURES.windowMs, now);
+    throw new ForbiddenError('No API Key was provided.');
+  }
+  const actor = await deps.keys.resolve(key.trim());
+  if (!actor) {
+    await deps.counters.increment(clientKey, AUTH_FAILURES.windowMs, now);
+    throw new ForbiddenError('API Key is invalid.');
+  }
+  return actor;
+}
+
+function setRateLimitHeaders(
+  reply: FastifyReply,
+  operation: string,
+  limit: number,
+  count: number,
+  resetAt: number,
+  windowMs: number,
+  now: number,
+): void {
+  const consumed = Math.min(count, limit);
+  const secondsLeft = Math.max(0, Math.ceil((resetAt - now) / 1000));
+  reply.header('x-ratelimit-limit', String(limit));
+  // Deliberately the count consumed in this window (the specification's meaning), not what is left.
+  reply.header('x-ratelimit-remaining', String(consumed));
+  reply.header('x-ratelimit-reset', String(Math.floor(resetAt / 1000)));
+  reply.header('ratelimit-policy', `"${operation}";q=${limit};w=${windowMs / 1000}`);
+  reply.header('ratelimit', `"${operation}";r=${limit - consumed};t=${secondsLeft}`);
+}
+
+/** Preflights: CORS headers only for cross-origin operations; every other preflight is refused. */
+export function registerPreflight(
+  app: FastifyInstance,
+  config: Config,
+  crossOriginPaths: ReadonlySet<string>,
+): void {
+  app.options('/api/v1/*', { schema: { hide: true } }, (request, reply) => {
+    const path = request.url.split('?')[0] ?? '';
+    const origin = request.headers.origin;
+    if (!crossOriginPaths.has(path)) throw new ForbiddenError(CROSS_ORIGIN_MESSAGE);
+    if (origin !== undefined && config.corsOrigins !== null && !config.corsOrigins.includes(origin)) {
+      throw new ForbiddenError(`Origin '${origin}' is not allowed.`);
+    }
+    applyCorsHeaders(reply, origin, config);
+    reply
+      .header('access-control-allow-methods', 'GET, OPTIONS')
+      .header('access-control-allow-headers', 'X-Api-Key, Content-Type')
+      .header('access-control-max-age', '600')
+      .code(204)
+      .send();
+  });
+}
+
+export function applyCorsHeaders(reply: FastifyReply, origin: string | undefined, config: Config): void {
+  if (config.corsOrigins === null) reply.header('access-control-allow-origin', '*');
+  else if (origin !== undefined && config.corsOrigins.includes(origin)) {
+    reply.header('access-control-allow-origin', origin).header('vary', 'Origin');
+  }
+  reply.header(
+    'access-control-expose-headers',
+    'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, RateLimit-Policy, RateLimit, X-Request-Id, Retry-After',
+  );
+}

@@ -1,0 +1,37 @@
+import { Type, type TInteger, type TSchema } from '@sinclair/typebox';
+
+export const ErrorBody = Type.Object(
+  {
+    error: Type.Object({
+      message: Type.String(),
+      httpCode: Type.Integer(),
+      code: Type.Integer(),
+      details: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }))),
+    }),
+  },
+  { title: 'Error' },
+);
+
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: 'Invalid request',
+  403: 'Access denied',
+  404: 'Not found',
+  409: 'Conflict',
+  413: 'Payload too large',
+  415: 'Unsupported content-type',
+  429: 'Too many requests',
+};
+
+/** Response schemas for the error statuses a route can return; 403 and 429 apply to every operation. */
+export function errorResponses(...statuses: number[]): Record<number, TSchema> {
+  const all = [...new Set([400, 403, 429, ...statuses])].sort();
+  return Object.fromEntries(
+    all.map((s) => [s, { ...ErrorBody, description: ERROR_DESCRIPTIONS[s] ?? 'Error' }]),
+  );
+}
+
+export const IdParam = <K extends string>(name: K, description: string) =>
+  Type.Object({ [name]: Type.Integer({ minimum: 1, maximum: 2147483647, description }) } as Record<
+    K,
+    TInteger
+  >);

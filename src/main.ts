@@ -1,0 +1,58 @@
+import { buildApp } from './app.ts';
+import { bootstrapBanner, bootstrapIfEmpty } from './bootstrap.ts';
+import { ConfigError, loadConfig } from './config.ts';
+import { migrateToLatest } from './db/migrate.ts';
+import { createDeps } from './deps.ts';
+
+/** loadConfig → createDeps → migrate → bootstrap → buildApp → listen; SIGTERM/SIGINT drain, then exit. */
+export async function serve(env: Readonly<Record<string, string | undefined>> = process.env): Promise<void> {
+  let config;
+  try {
+    config = loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+  const deps = createDeps(config);
+  await migrateToLatest(deps.database);
+  const app = await buildApp(deps);
+  const boot = await bootstrapIfEmpty(deps);
+  await app.listen({ host: config.host, port: config.port });
+  if (boot) {
+    const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
+    process.stdout.write(`${bootstrapBanner(boot, `http://${shownHost}:${config.port}`)}\n`);
+  }
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    app.log.info({ signal }, 'draining in-flight requests, then stopping');
+    // close() stops accepting connections and resolves once in-flight requests have finished.
+    app
+      .close()
+      .then(() => deps.close())
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          app.log.error({ err: error }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+const isEntry = import.meta.url === `file://${process.argv[1] ?? ''}`;
+if (isEntry) {
+  serve().catch((error: unknown) => {
+    process.stderr.write(
+      `Quire failed to start: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
+    process.exit(1);
+  });
+}

@@ -1,0 +1,45 @@
+import { bool } from '../../db/executor.ts';
+import { formatApiDate } from '../../shared/dates.ts';
+import type { CategoryRow, DocumentationRow } from './documentation.repository.ts';
+
+export interface Documentation {
+  id: number;
+  title: string;
+  published: boolean;
+  created: string;
+  updated: string;
+  slug: string;
+  ordr: number;
+}
+
+export function presentDocumentation(row: DocumentationRow): Documentation {
+  return {
+    id: row.id,
+    title: row.title,
+    published: bool(row.published),
+    created: formatApiDate(row.created),
+    updated: formatApiDate(row.updated),
+    slug: row.slug,
+    ordr: row.ordr,
+  };
+}
+
+export interface Category {
+  id: number;
+  documentationId: number;
+  title: string;
+  position: number;
+  created: string;
+  updated: string;
+}
+
+export function presentCategory(row: CategoryRow): Category {
+  return {
+    id: row.id,
+    documentationId: row.documentation_id,
+    title: row.title,
+    position: row.position,
+    created: formatApiDate(row.created),
+    updated: formatApiDate(row.updated),
+  };
+}

@@ -1,0 +1,90 @@
+import type { Insertable, Selectable } from 'kysely';
+import type { Executor } from '../../db/executor.ts';
+import type { CategoriesTable, DocumentationTable } from '../../db/schema.ts';
+import { mapUnique } from '../../db/unique.ts';
+
+export type DocumentationRow = Selectable<DocumentationTable>;
+export type CategoryRow = Selectable<CategoriesTable>;
+
+/** Sections of one project: the join to versions is what keeps other projects' ids out. */
+const inProject = (db: Executor, projectId: number) =>
+  db
+    .selectFrom('documentation as d')
+    .innerJoin('versions as v', 'v.id', 'd.version_id')
+    .selectAll('d')
+    .where('v.project_id', '=', projectId)
+    .where('v.deleted_at', 'is', null)
+    .where('d.deleted_at', 'is', null);
+
+export const documentationRepository = {
+  findById(db: Executor, projectId: number, id: number): Promise<DocumentationRow | undefined> {
+    return inProject(db, projectId).where('d.id', '=', id).executeTakeFirst();
+  },
+
+  findBySlug(db: Executor, versionId: number, slug: string): Promise<DocumentationRow | undefined> {
+    return db
+      .selectFrom('documentation')
+      .selectAll()
+      .where('version_id', '=', versionId)
+      .where('slug', '=', slug)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+  },
+
+  listByVersion(db: Executor, versionId: number): Promise<DocumentationRow[]> {
+    return db
+      .selectFrom('documentation')
+      .selectAll()
+      .where('version_id', '=', versionId)
+      .where('deleted_at', 'is', null)
+      .orderBy('ordr')
+      .orderBy('id')
+      .execute();
+  },
+
+  async slugsStartingWith(db: Executor, versionId: number, base: string): Promise<Set<string>> {
+    const rows = await db
+      .selectFrom('documentation')
+      .select('slug')
+      .where('version_id', '=', versionId)
+      .where((eb) => eb.or([eb('slug', '=', base), eb('slug', 'like', `${base}-%`)]))
+      .execute();
+    return new Set(rows.map((r) => r.slug));
+  },
+
+  async nextOrdr(db: Executor, versionId: number): Promise<number> {
+    const row = await db
+      .selectFrom('documentation')
+      .select((eb) => eb.fn.max('ordr').as('max'))
+      .where('version_id', '=', versionId)
+      .executeTakeFirst();
+    return Number(row?.max ?? 0) + 1;
+  },
+
+  insert(db: Executor, values: Insertable<DocumentationTable>): Promise<DocumentationRow> {
+    return mapUnique(() =>
+      db.insertInto('documentation').values(values).returningAll().executeTakeFirstOrThrow(),
+    );
+  },
+
+  /** The next free position at the end of a section's index (categories and pages share it). */
+  async nextPosition(db: Executor, documentationId: number): Promise<number> {
+    const [pages, categories] = await Promise.all([
+      db
+        .selectFrom('pages')
+        .select((eb) => eb.fn.max('position').as('max'))
+        .where('documentation_id', '=', documentationId)
+        .executeTakeFirst(),
+      db
+        .selectFrom('categories')
+        .select((eb) => eb.fn.max('position').as('max'))
+        .where('documentation_id', '=', documentationId)
+        .executeTakeFirst(),
+    ]);
+    return Math.max(Number(pages?.max ?? 0), Number(categories?.max ?? 0)) + 1;
+  },
+
+  insertCategory(db: Executor, values: Insertable<CategoriesTable>): Promise<CategoryRow> {
+    return db.insertInto('categories').values(values).returningAll().executeTakeFirstOrThrow();
+  },
+};

@@ -1,0 +1,38 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { actorOf } from '../../http/change-context.ts';
+import { errorResponses, IdParam } from '../../http/schemas.ts';
+import type { DocumentationService } from './documentation.service.ts';
+
+export const DocumentationSchema = Type.Object(
+  {
+    id: Type.Integer(),
+    title: Type.String(),
+    published: Type.Boolean({ description: 'True if readers can view it' }),
+    created: Type.String(),
+    updated: Type.String(),
+    slug: Type.String(),
+    ordr: Type.Integer({ description: 'Numerical order in the version' }),
+  },
+  { title: 'Documentation' },
+);
+
+export const documentationRoutes: FastifyPluginAsyncTypebox<{ documentation: DocumentationService }> = async (
+  app,
+  { documentation },
+) => {
+  app.get(
+    '/version/:versionId/documentation',
+    {
+      config: { operation: 'listDocumentation', permission: 'project.read' },
+      schema: {
+        operationId: 'listDocumentation',
+        summary: 'List the documentation sections of a version',
+        tags: ['documentation'],
+        params: IdParam('versionId', 'Version ID'),
+        response: { 200: Type.Array(DocumentationSchema), ...errorResponses(404) },
+      },
+    },
+    (request) => documentation.listForVersion(actorOf(request), request.params.versionId),
+  );
+};

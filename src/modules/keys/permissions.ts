@@ -1,0 +1,24 @@
+/** The twelve permissions of the specification, plus Quire's own. `all` grants every one. */
+export const PERMISSIONS = [
+  'page.edit',
+  'page.publish',
+  'page.read',
+  'project.read',
+  'version.publish',
+  'reference.read',
+  'reference.publish',
+  'reference.edit',
+  'project.export',
+  'audit.read',
+  'access.read',
+  'access.write',
+  'search.read',
+  'version.edit',
+  'documentation.edit',
+] as const;
+
+export type Permission = (typeof PERMISSIONS)[number];
+
+export function isPermission(value: string): value is Permission {
+  return (PERMISSIONS as readonly string[]).includes(value);
+}

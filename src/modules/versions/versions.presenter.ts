@@ -1,0 +1,25 @@
+import { bool } from '../../db/executor.ts';
+import { formatApiDate } from '../../shared/dates.ts';
+import type { VersionRow } from './versions.repository.ts';
+
+export interface Version {
+  id: number;
+  published: boolean;
+  name: string;
+  created: string;
+  updated: string;
+  slug: string;
+  ordr: number;
+}
+
+export function presentVersion(row: VersionRow): Version {
+  return {
+    id: row.id,
+    published: bool(row.published),
+    name: row.name,
+    created: formatApiDate(row.created),
+    updated: formatApiDate(row.updated),
+    slug: row.slug,
+    ordr: row.ordr,
+  };
+}

@@ -1,0 +1,41 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { actorOf, changeContext } from '../../http/change-context.ts';
+import { errorResponses, IdParam } from '../../http/schemas.ts';
+import type { VersionsService } from './versions.service.ts';
+import { VersionSchema, VersionUpdateBody } from './versions.schemas.ts';
+
+export const versionsRoutes: FastifyPluginAsyncTypebox<{ versions: VersionsService }> = async (
+  app,
+  { versions },
+) => {
+  app.get(
+    '/version',
+    {
+      config: { operation: 'listVersions', permission: 'project.read' },
+      schema: {
+        operationId: 'listVersions',
+        summary: 'List versions (non-deleted, accessible through the key, in order)',
+        tags: ['versions'],
+        response: { 200: Type.Array(VersionSchema), ...errorResponses() },
+      },
+    },
+    (request) => versions.list(actorOf(request)),
+  );
+
+  app.put(
+    '/version/:id',
+    {
+      config: { operation: 'updateVersion', permission: 'version.publish', body: 'json' },
+      schema: {
+        operationId: 'updateVersion',
+        summary: 'Update a version: name, slug, published',
+        tags: ['versions'],
+        params: IdParam('id', 'Version ID'),
+        body: VersionUpdateBody,
+        response: { 200: VersionSchema, ...errorResponses(404, 409, 413, 415) },
+      },
+    },
+    (request) => versions.update(actorOf(request), request.params.id, request.body, changeContext(request)),
+  );
+};

@@ -1,0 +1,24 @@
+import { Type } from '@sinclair/typebox';
+import { SLUG_PATTERN } from '../../shared/slug.ts';
+
+export const VersionSchema = Type.Object(
+  {
+    id: Type.Integer(),
+    published: Type.Boolean({ description: 'True if readers can view it' }),
+    name: Type.String(),
+    created: Type.String({ description: 'Date of creation, e.g. 2026-11-21T10:15:00+0000' }),
+    updated: Type.String({ description: 'Date of last update' }),
+    slug: Type.String(),
+    ordr: Type.Integer({ description: 'Numerical order in the project' }),
+  },
+  { title: 'Version' },
+);
+
+export const VersionUpdateBody = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    slug: Type.Optional(Type.String({ pattern: SLUG_PATTERN })),
+    published: Type.Optional(Type.Boolean()),
+  },
+  { title: 'VersionUpdate' },
+);

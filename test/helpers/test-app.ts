@@ -1,0 +1,132 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { buildApp } from '../../src/app.ts';
+import { ManualClock } from '../../src/clock.ts';
+import { loadConfig, type Config } from '../../src/config.ts';
+import { migrateToLatest } from '../../src/db/migrate.ts';
+import { createDeps, type Deps } from '../../src/deps.ts';
+
+export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL;
+export const TEST_REDIS_URL = process.env.TEST_REDIS_URL;
+export const dialectName = TEST_DATABASE_URL ? 'postgres' : 'sqlite';
+
+export interface TestApp {
+  app: FastifyInstance;
+  deps: Deps;
+  clock: ManualClock;
+  config: Config;
+  /** what a second instance needs to share this one's database and counters */
+  storage: SharedStorage;
+  close(): Promise<void>;
+}
+
+export interface SharedStorage {
+  databaseUrl: string;
+  schema?: string;
+  redisPrefix: string;
+}
+
+export interface TestAppOptions {
+  env?: Record<string, string>;
+  clock?: ManualClock;
+  /** build a second instance over the same database and counter store */
+  sharedWith?: TestApp;
+}
+
+const cleanups: Array<() => void> = [];
+process.on('exit', () => cleanups.forEach((c) => c()));
+
+function freshStorage(): SharedStorage {
+  const id = randomBytes(6).toString('hex');
+  const redisPrefix = `quire-test:${id}:`;
+  if (TEST_DATABASE_URL) return { databaseUrl: TEST_DATABASE_URL, schema: `t_${id}`, redisPrefix };
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-test-'));
+  cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+  return { databaseUrl: `sqlite:${path.join(dir, 'quire.db')}`, redisPrefix };
+}
+
+/**
+ * A real app over a real database: a new SQLite file per app, or with TEST_DATABASE_URL a new
+ * PostgreSQL schema per app; Redis counters with TEST_REDIS_URL. Each test creates its own data.
+ */
+export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const storage = options.sharedWith?.storage ?? freshStorage();
+  const config = loadConfig({
+    DATABASE_URL: storage.databaseUrl,
+    ...(TEST_REDIS_URL ? { REDIS_URL: TEST_REDIS_URL } : {}),
+    QUIRE_BOOTSTRAP: 'false',
+    LOG_LEVEL: 'silent',
+    ...options.env,
+  });
+  const clock =
+    options.clock ?? options.sharedWith?.clock ?? new ManualClock(Date.parse('2026-11-21T10:15:00Z'));
+  const deps = createDeps(config, {
+    clock,
+    redisPrefix: storage.redisPrefix,
+    ...(storage.schema ? { schema: storage.schema } : {}),
+  });
+  await migrateToLatest(deps.database, storage.schema);
+  const app = await buildApp(deps, { logger: false });
+  return {
+    app,
+    deps,
+    clock,
+    config,
+    storage,
+    async close() {
+      await app.close();
+      await deps.close();
+    },
+  };
+}
+
+export type Response = LightMyRequestResponse & { body: string };
+
+/** A small HTTP client over app.inject: paths are relative to /api/v1. */
+export function client(app: FastifyInstance, key?: string) {
+  const send = (
+    method: InjectOptions['method'],
+    url: string,
+    options: Omit<InjectOptions, 'method' | 'url'> = {},
+  ) =>
+    app.inject({
+      method,
+      url:
+        url.startsWith('/api/') || url.startsWith('/healthz') || url.startsWith('/readyz')
+          ? url
+          : `/api/v1${url}`,
+      ...options,
+      headers: { ...(key !== undefined ? { 'x-api-key': key } : {}), ...(options.headers ?? {}) },
+    });
+  return {
+    get: (url: string, options?: Omit<InjectOptions, 'method' | 'url'>) => send('GET', url, options),
+    post: (url: string, payload?: unknown, options?: Omit<InjectOptions, 'method' | 'url'>) =>
+      send('POST', url, { ...(payload !== undefined ? { payload: payload as object } : {}), ...options }),
+    put: (url: string, payload?: unknown, options?: Omit<InjectOptions, 'method' | 'url'>) =>
+      send('PUT', url, { ...(payload !== undefined ? { payload: payload as object } : {}), ...options }),
+    patch: (url: string, payload?: unknown, options?: Omit<InjectOptions, 'method' | 'url'>) =>
+      send('PATCH', url, { ...(payload !== undefined ? { payload: payload as object } : {}), ...options }),
+    send,
+  };
+}
+
+/** The error body every error must have. */
+export function expectErrorShape(res: { statusCode: number; json(): unknown }): {
+  message: string;
+  details?: unknown;
+} {
+  const body = res.json() as {
+    error: { message: string; httpCode: number; code: number; details?: unknown };
+  };
+  if (body.error.httpCode !== res.statusCode || body.error.code !== res.statusCode) {
+    throw new Error(
+      `error body codes ${body.error.httpCode}/${body.error.code} do not match status ${res.statusCode}`,
+    );
+  }
+  if (typeof body.error.message !== 'string' || body.error.message === '')
+    throw new Error('error message missing');
+  return body.error;
+}
