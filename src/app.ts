@@ -44,8 +44,16 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompilers());
+  // While draining, answers tell keep-alive clients to go, so the last connections close promptly.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+  });
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close');
   });
   registerErrorHandling(app);
   registerPipeline(app, deps);

@@ -49,14 +49,15 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
   const db = database.db;
   const audit = new AuditRecorder(clock);
   const versions = new VersionsService(db, clock, audit);
+  const keys = new KeysService(db, clock, audit);
   return {
     config,
     clock,
     database,
     counters,
     audit,
-    projects: new ProjectsService(db, clock, audit),
-    keys: new KeysService(db, clock, audit),
+    projects: new ProjectsService(db, clock, audit, () => keys.forget()),
+    keys,
     users: new UsersService(db, clock, audit),
     versions,
     documentation: new DocumentationService(db, clock, audit, versions),

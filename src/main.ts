@@ -22,8 +22,10 @@ export async function serve(env: Readonly<Record<string, string | undefined>> = 
   const boot = await bootstrapIfEmpty(deps);
   await app.listen({ host: config.host, port: config.port });
   if (boot) {
+    const address = app.server.address();
+    const port = typeof address === 'object' && address !== null ? address.port : config.port;
     const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
-    process.stdout.write(`${bootstrapBanner(boot, `http://${shownHost}:${config.port}`)}\n`);
+    process.stdout.write(`${bootstrapBanner(boot, `http://${shownHost}:${port}`)}\n`);
   }
 
   let stopping = false;

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { sql } from 'kysely';
 import { buildApp } from '../../src/app.ts';
 import { ManualClock } from '../../src/clock.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
@@ -78,6 +79,9 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     storage,
     async close() {
       await app.close();
+      if (storage.schema && !options.sharedWith) {
+        await sql`drop schema if exists ${sql.id(storage.schema)} cascade`.execute(deps.database.db);
+      }
       await deps.close();
     },
   };

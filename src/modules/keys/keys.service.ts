@@ -38,12 +38,27 @@ export const hashKey = (plaintext: string): string => createHash('sha256').updat
 export const generateKey = (): string => `qk_${randomBytes(32).toString('base64url')}`;
 
 const LAST_ACTIVE_EVERY_MS = 60_000;
+const CACHE_MAX_ENTRIES = 10_000;
+
+interface CachedActor {
+  actor: Actor;
+  lastActiveAt: string | null;
+  expiresAt: number;
+}
 
 export class KeysService {
+  /**
+   * Resolved keys by hash, for a few seconds: every request resolves its key, and the hot read
+   * paths cannot afford a join per request. A revocation through this process takes effect at once;
+   * through another instance or the CLI, within `cacheTtlMs`.
+   */
+  private readonly cache = new Map<string, CachedActor>();
+
   constructor(
     private readonly db: Kysely<Database>,
     private readonly clock: Clock,
     private readonly audit: AuditRecorder,
+    private readonly cacheTtlMs = 5_000,
   ) {}
 
   async create(input: KeyInput, ctx: ChangeContext): Promise<KeyRecord & { key: string }> {
@@ -114,6 +129,7 @@ export class KeysService {
     return this.db.transaction().execute(async (trx) => {
       const row = await trx.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
       if (!row) throw new NotFoundError(`API key ${id} not found.`);
+      this.forget(row.key_hash);
       if (row.revoked_at !== null) return present(row);
       const updated = await trx
         .updateTable('api_keys')
@@ -135,6 +151,31 @@ export class KeysService {
 
   /** The actor for a plaintext key, or null when the key is unknown or revoked. */
   async resolve(plaintext: string): Promise<Actor | null> {
+    const hash = hashKey(plaintext);
+    const now = this.clock.now();
+    const cached = this.cache.get(hash);
+    if (cached && cached.expiresAt > now) {
+      if (cached.actor.user)
+        cached.lastActiveAt = await this.touchUser(cached.actor.user.id, cached.lastActiveAt);
+      return cached.actor;
+    }
+    const actor = await this.load(hash);
+    if (actor) {
+      if (this.cache.size >= CACHE_MAX_ENTRIES) this.cache.delete(this.cache.keys().next().value as string);
+      this.cache.set(hash, { ...actor, expiresAt: now + this.cacheTtlMs });
+    } else {
+      this.cache.delete(hash);
+    }
+    return actor?.actor ?? null;
+  }
+
+  /** Drops cached keys, e.g. after a project's settings changed in this process. */
+  forget(hash?: string): void {
+    if (hash === undefined) this.cache.clear();
+    else this.cache.delete(hash);
+  }
+
+  private async load(hash: string): Promise<{ actor: Actor; lastActiveAt: string | null } | null> {
     const row = await this.db
       .selectFrom('api_keys as k')
       .innerJoin('projects as p', 'p.id', 'k.project_id')
@@ -155,7 +196,7 @@ export class KeysService {
         'u.email as userEmail',
         'u.last_active_at',
       ])
-      .where('k.key_hash', '=', hashKey(plaintext))
+      .where('k.key_hash', '=', hash)
       .executeTakeFirst();
     if (!row || row.revoked_at !== null) return null;
     const granted = JSON.parse(row.permissions) as string[];
@@ -164,8 +205,8 @@ export class KeysService {
         ? PERMISSIONS
         : (granted.filter((p) => (PERMISSIONS as readonly string[]).includes(p)) as Permission[]),
     );
-    if (row.userId !== null) await this.touchUser(row.userId, row.last_active_at);
-    return {
+    const lastActiveAt = row.userId !== null ? await this.touchUser(row.userId, row.last_active_at) : null;
+    const actor: Actor = {
       keyId: row.keyId,
       keyName: row.keyName,
       project: {
@@ -180,17 +221,16 @@ export class KeysService {
       versionScope: row.version_scope === null ? null : new Set(JSON.parse(row.version_scope) as number[]),
       user: row.userId !== null && row.userEmail !== null ? { id: row.userId, email: row.userEmail } : null,
     };
+    return { actor, lastActiveAt };
   }
 
-  /** lastActiveAt is written at most once a minute, so reads stay reads. */
-  private async touchUser(userId: number, lastActiveAt: string | null): Promise<void> {
+  /** lastActiveAt is written at most once a minute, so reads stay reads. Returns the value now stored. */
+  private async touchUser(userId: number, lastActiveAt: string | null): Promise<string | null> {
     const now = this.clock.now();
-    if (lastActiveAt !== null && now - Date.parse(lastActiveAt) < LAST_ACTIVE_EVERY_MS) return;
-    await this.db
-      .updateTable('users')
-      .set({ last_active_at: toStoredDate(now) })
-      .where('id', '=', userId)
-      .execute();
+    if (lastActiveAt !== null && now - Date.parse(lastActiveAt) < LAST_ACTIVE_EVERY_MS) return lastActiveAt;
+    const stamp = toStoredDate(now);
+    await this.db.updateTable('users').set({ last_active_at: stamp }).where('id', '=', userId).execute();
+    return stamp;
   }
 }
 

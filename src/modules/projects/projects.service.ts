@@ -30,6 +30,8 @@ export class ProjectsService {
     private readonly db: Kysely<Database>,
     private readonly clock: Clock,
     private readonly audit: AuditRecorder,
+    /** called after a project's settings change, so cached keys pick up the new plan or access */
+    private readonly afterUpdate: () => void = () => undefined,
   ) {}
 
   async create(input: ProjectInput, ctx: ChangeContext): Promise<ProjectRecord> {
@@ -63,7 +65,7 @@ export class ProjectsService {
   }
 
   async update(id: number, input: Partial<ProjectInput>, ctx: ChangeContext): Promise<ProjectRecord> {
-    return this.db.transaction().execute(async (trx) => {
+    const updated = await this.db.transaction().execute(async (trx) => {
       const before = await findRow(trx, id);
       if (!before) throw new NotFoundError(`Project ${id} not found.`);
       const row = await trx
@@ -103,6 +105,8 @@ export class ProjectsService {
       }
       return present(row);
     });
+    this.afterUpdate();
+    return updated;
   }
 
   async get(id: number): Promise<ProjectRecord> {

@@ -1,0 +1,102 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CLI_CONTEXT } from '../src/modules/keys/actor.ts';
+import { createKey, createVersion, createWorld } from './helpers/factories.ts';
+import { buildTestApp, client, expectErrorShape, type TestApp } from './helpers/test-app.ts';
+
+let t: TestApp;
+beforeEach(async () => {
+  t = await buildTestApp();
+});
+afterEach(async () => {
+  await t.close();
+});
+
+describe('API keys', () => {
+  it('refuses a request without a key', async () => {
+    const res = await client(t.app).get('/version');
+    expect(res.statusCode).toBe(403);
+    expect(expectErrorShape(res).message).toBe('No API Key was provided.');
+  });
+
+  it('refuses an unknown key', async () => {
+    const res = await client(t.app, 'qk_not-a-real-key-at-all-0000000000000000000').get('/version');
+    expect(res.statusCode).toBe(403);
+    expect(expectErrorShape(res).message).toBe('API Key is invalid.');
+  });
+
+  it('refuses a revoked key at once', async () => {
+    const w = await createWorld(t.deps);
+    expect((await client(t.app, w.key).get('/version')).statusCode).toBe(200);
+    await t.deps.keys.revoke(w.keyId, CLI_CONTEXT);
+    const res = await client(t.app, w.key).get('/version');
+    expect(res.statusCode).toBe(403);
+    expect(expectErrorShape(res).message).toBe('API Key is invalid.');
+  });
+
+  it('stores keys only as SHA-256 hashes', async () => {
+    const w = await createWorld(t.deps);
+    const rows = await t.deps.database.db.selectFrom('api_keys').selectAll().execute();
+    expect(JSON.stringify(rows)).not.toContain(w.key.slice(3));
+    expect(w.key).toMatch(/^qk_[A-Za-z0-9_-]{43}$/);
+    expect(rows.every((r) => /^[0-9a-f]{64}$/.test(r.key_hash))).toBe(true);
+  });
+
+  it('refuses an operation whose permission the key lacks, naming it', async () => {
+    const w = await createWorld(t.deps);
+    const readOnly = await createKey(t.deps, w.project.id, { permissions: ['project.read'] });
+    expect((await client(t.app, readOnly.key).get('/version')).statusCode).toBe(200);
+    const res = await client(t.app, readOnly.key).put(`/version/${w.version.id}`, { name: 'x' });
+    expect(res.statusCode).toBe(403);
+    expect(expectErrorShape(res).message).toBe("This API key lacks the permission 'version.publish'.");
+  });
+
+  it('limits a key to its versions: others answer 403', async () => {
+    const w = await createWorld(t.deps);
+    const v2 = await createVersion(t.deps, w.project.id, { name: 'v2' });
+    const scoped = await createKey(t.deps, w.project.id, { versions: [v2.id] });
+    const api = client(t.app, scoped.key);
+    expect((await api.get(`/version/${v2.id}/documentation`)).statusCode).toBe(200);
+    const res = await api.get(`/version/${w.version.id}/documentation`);
+    expect(res.statusCode).toBe(403);
+    expect((await api.put(`/version/${w.version.id}`, { name: 'x' })).statusCode).toBe(403);
+  });
+
+  it('reports a resource of another project as 404', async () => {
+    const mine = await createWorld(t.deps);
+    const theirs = await createWorld(t.deps);
+    const res = await client(t.app, mine.key).get(`/version/${theirs.version.id}/documentation`);
+    expect(res.statusCode).toBe(404);
+  });
+
+  it('rate limits repeated failed authentication per client address', async () => {
+    const w = await createWorld(t.deps);
+    let last = 0;
+    for (let i = 0; i < 31; i++) last = (await client(t.app, `qk_wrong-${i}`).get('/version')).statusCode;
+    expect(last).toBe(429);
+    const res = await client(t.app, w.key).get('/version');
+    expect(res.statusCode).toBe(429);
+    expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+    t.clock.advance(5 * 60_000);
+    expect((await client(t.app, w.key).get('/version')).statusCode).toBe(200);
+  });
+});
+
+describe('origin policy', () => {
+  it('refuses cross-origin calls to back-end operations', async () => {
+    const w = await createWorld(t.deps);
+    const res = await client(t.app, w.key).get('/version', { headers: { origin: 'https://evil.example' } });
+    expect(res.statusCode).toBe(403);
+    expect(expectErrorShape(res).message).toBe(
+      'Cross-origin requests are not allowed. Call this API from a back-end.',
+    );
+    expect(res.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
+  it('gives preflights of back-end operations no CORS headers', async () => {
+    const res = await client(t.app).send('OPTIONS', '/version', {
+      headers: { origin: 'https://evil.example', 'access-control-request-method': 'GET' },
+    });
+    expect(res.statusCode).toBe(403);
+    expect(Object.keys(res.headers).filter((h) => h.startsWith('access-control-'))).toEqual([]);
+  });
+});

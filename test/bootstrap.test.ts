@@ -1,0 +1,46 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { bootstrapBanner, bootstrapIfEmpty } from '../src/bootstrap.ts';
+import { buildTestApp, client, type TestApp } from './helpers/test-app.ts';
+
+const KEY = `qk_${'b'.repeat(43)}`;
+let t: TestApp;
+beforeEach(async () => {
+  t = await buildTestApp({ env: { QUIRE_BOOTSTRAP: 'true', QUIRE_BOOTSTRAP_KEY: KEY } });
+});
+afterEach(async () => {
+  await t.close();
+});
+
+describe('first start', () => {
+  it('creates the demo project, version, section and an all-permission key, once', async () => {
+    const result = await bootstrapIfEmpty(t.deps);
+    expect(result).toEqual({ projectId: expect.any(Number) as number, key: KEY });
+    expect(await bootstrapIfEmpty(t.deps)).toBeNull();
+
+    const api = client(t.app, KEY);
+    const versions = (await api.get('/version')).json() as Array<{
+      id: number;
+      name: string;
+      published: boolean;
+    }>;
+    expect(versions).toMatchObject([{ name: 'v1', slug: 'v1', published: true }]);
+    const sections = (await api.get(`/version/${versions[0]!.id}/documentation`)).json();
+    expect(sections).toMatchObject([{ title: 'Guides', slug: 'guides', published: true }]);
+    const project = await t.deps.projects.get(result!.projectId);
+    expect(project).toMatchObject({ plan: 'enterprise', access: 'invite' });
+
+    const banner = bootstrapBanner(result!, 'http://localhost:8080');
+    expect(banner).toContain(KEY);
+    expect(banner).toContain(`curl -H 'X-Api-Key: ${KEY}' http://localhost:8080/api/v1/version`);
+  });
+
+  it('does nothing when QUIRE_BOOTSTRAP=false', async () => {
+    const off = await buildTestApp({ env: { QUIRE_BOOTSTRAP: 'false' } });
+    try {
+      expect(await bootstrapIfEmpty(off.deps)).toBeNull();
+      expect(await off.deps.projects.count()).toBe(0);
+    } finally {
+      await off.close();
+    }
+  });
+});

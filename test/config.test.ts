@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config.ts';
+
+describe('configuration', () => {
+  it('has the documented defaults', () => {
+    expect(loadConfig({})).toEqual({
+      host: '0.0.0.0',
+      port: 8080,
+      databaseUrl: 'sqlite:./data/quire.db',
+      redisUrl: null,
+      rateLimitScale: 1,
+      corsOrigins: null,
+      bootstrap: true,
+      bootstrapKey: null,
+      logLevel: 'info',
+    });
+  });
+
+  it('reads every variable', () => {
+    const config = loadConfig({
+      HOST: '127.0.0.1',
+      PORT: '9000',
+      DATABASE_URL: 'postgres://u@db/quire',
+      REDIS_URL: 'redis://cache:6379',
+      RATE_LIMIT_SCALE: '2.5',
+      CORS_ORIGINS: 'https://docs.acme.io, https://acme.io',
+      QUIRE_BOOTSTRAP: 'false',
+      QUIRE_BOOTSTRAP_KEY: `qk_${'a'.repeat(40)}`,
+      LOG_LEVEL: 'debug',
+    });
+    expect(config).toMatchObject({
+      host: '127.0.0.1',
+      port: 9000,
+      rateLimitScale: 2.5,
+      corsOrigins: ['https://docs.acme.io', 'https://acme.io'],
+      bootstrap: false,
+      logLevel: 'debug',
+    });
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('stops with every problem listed', () => {
+    let error: unknown;
+    try {
+      loadConfig({
+        PORT: 'eighty',
+        DATABASE_URL: 'mysql://x',
+        REDIS_URL: 'http://x',
+        RATE_LIMIT_SCALE: '0',
+        CORS_ORIGINS: 'not an origin',
+        QUIRE_BOOTSTRAP: 'maybe',
+        QUIRE_BOOTSTRAP_KEY: 'short',
+        LOG_LEVEL: 'loud',
+      });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = (error as ConfigError).problems;
+    expect(problems).toHaveLength(8);
+    for (const name of [
+      'PORT',
+      'DATABASE_URL',
+      'REDIS_URL',
+      'RATE_LIMIT_SCALE',
+      'CORS_ORIGINS',
+      'QUIRE_BOOTSTRAP',
+      'QUIRE_BOOTSTRAP_KEY',
+      'LOG_LEVEL',
+    ]) {
+      expect(problems.some((p) => p.startsWith(name))).toBe(true);
+    }
+  });
+});

@@ -1,0 +1,125 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createWorld } from './helpers/factories.ts';
+import { buildTestApp, client, expectErrorShape, type TestApp } from './helpers/test-app.ts';
+
+let t: TestApp;
+beforeEach(async () => {
+  t = await buildTestApp();
+});
+afterEach(async () => {
+  await t.close();
+});
+
+describe('error responses', () => {
+  it('answers an unknown route with 404 and the error body', async () => {
+    const res = await client(t.app).get('/nope');
+    expect(res.statusCode).toBe(404);
+    expect(expectErrorShape(res).message).toMatch(/not found/i);
+  });
+
+  it('reports validation errors with field details', async () => {
+    const w = await createWorld(t.deps);
+    const res = await client(t.app, w.key).put(`/version/${w.version.id}`, { name: 42, published: 'yes' });
+    expect(res.statusCode).toBe(400);
+    const error = expectErrorShape(res);
+    expect(error.details).toEqual(
+      expect.arrayContaining([{ field: 'body.name', message: 'must be string' }]),
+    );
+    const badParam = await client(t.app, w.key).put('/version/abc', { name: 'x' });
+    expect(badParam.statusCode).toBe(400);
+    expect(expectErrorShape(badParam).details).toEqual([
+      { field: 'path.id', message: expect.any(String) as string },
+    ]);
+  });
+
+  it('answers malformed JSON with 400', async () => {
+    const w = await createWorld(t.deps);
+    const res = await client(t.app, w.key).put(`/version/${w.version.id}`, '{"name": ', {
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(res.statusCode).toBe(400);
+    expect(expectErrorShape(res).message).toBe('Malformed JSON body.');
+  });
+
+  it('answers a JSON body over 5 MiB with 413', async () => {
+    const w = await createWorld(t.deps);
+    const res = await client(t.app, w.key).put(`/version/${w.version.id}`, {
+      name: 'x'.repeat(5 * 1024 * 1024 + 10),
+    });
+    expect(res.statusCode).toBe(413);
+    expectErrorShape(res);
+  });
+
+  it('answers another content type on a JSON operation with 415 and the documented message', async () => {
+    const w = await createWorld(t.deps);
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml']) {
+      const res = await client(t.app, w.key).put(`/version/${w.version.id}`, 'name=x', {
+        headers: { 'content-type': type },
+      });
+      expect(res.statusCode).toBe(415);
+      expect(expectErrorShape(res).message).toBe(
+        `Unsupported content-type '${type}'. Supported content-type is 'application/json'.`,
+      );
+    }
+    const withCharset = await client(t.app, w.key).put(
+      `/version/${w.version.id}`,
+      JSON.stringify({ name: 'y' }),
+      {
+        headers: { 'content-type': 'application/json; charset=utf-8' },
+      },
+    );
+    expect(withCharset.statusCode).toBe(200);
+  });
+
+  it('puts an X-Request-Id on every response and echoes a well-formed one', async () => {
+    const w = await createWorld(t.deps);
+    const ok = await client(t.app, w.key).get('/version');
+    expect(ok.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    const err = await client(t.app).get('/nope', { headers: { 'x-request-id': 'trace-123' } });
+    expect(err.headers['x-request-id']).toBe('trace-123');
+    const bad = await client(t.app).get('/healthz', { headers: { 'x-request-id': 'bad id with spaces' } });
+    expect(bad.headers['x-request-id']).not.toBe('bad id with spaces');
+  });
+
+  it('masks an unexpected failure as a 500 without internals', async () => {
+    const w = await createWorld(t.deps);
+    // The one fake in this suite: a service that fails the way a broken database would.
+    t.deps.versions.list = () =>
+      Promise.reject(new Error('SQLITE_CORRUPT: secret internal detail at /var/lib'));
+    const res = await client(t.app, w.key).get('/version');
+    expect(res.statusCode).toBe(500);
+    expect(res.body).not.toContain('secret');
+    expect(res.body).not.toContain('SQLITE');
+    expectErrorShape(res);
+  });
+});
+
+describe('health and description', () => {
+  it('serves /healthz and /readyz without a key', async () => {
+    expect((await client(t.app).get('/healthz')).json()).toEqual({ status: 'ok' });
+    expect((await client(t.app).get('/readyz')).json()).toEqual({ status: 'ready' });
+  });
+
+  it('reports not ready when the database is gone', async () => {
+    const other = await buildTestApp();
+    await other.deps.database.close();
+    const res = await client(other.app).get('/readyz');
+    expect(res.statusCode).toBe(503);
+    await other.app.close();
+    await other.deps.counters.close();
+  });
+
+  it('serves its own OpenAPI description without a key, generated from the routes', async () => {
+    const res = await client(t.app).get('/openapi.json');
+    expect(res.statusCode).toBe(200);
+    const doc = res.json() as {
+      openapi: string;
+      paths: Record<string, Record<string, { operationId?: string }>>;
+    };
+    expect(doc.openapi).toMatch(/^3\./);
+    expect(doc.paths['/version']?.get?.operationId).toBe('listVersions');
+    expect(doc.paths['/version/{id}']?.put?.operationId).toBe('updateVersion');
+    expect(doc.paths['/version/{versionId}/documentation']?.get?.operationId).toBe('listDocumentation');
+    expect(doc.paths['/users']?.get?.operationId).toBe('listUsers');
+  });
+});
