@@ -18,11 +18,13 @@ describe('first start', () => {
     expect(await bootstrapIfEmpty(t.deps)).toBeNull();
 
     const api = client(t.app, KEY);
-    const versions = (await api.get('/version')).json() as Array<{
-      id: number;
-      name: string;
-      published: boolean;
-    }>;
+    const versions = (await api.get('/version')).json<
+      Array<{
+        id: number;
+        name: string;
+        published: boolean;
+      }>
+    >();
     expect(versions).toMatchObject([{ name: 'v1', slug: 'v1', published: true }]);
     const sections = (await api.get(`/version/${versions[0]!.id}/documentation`)).json();
     expect(sections).toMatchObject([{ title: 'Guides', slug: 'guides', published: true }]);

@@ -112,10 +112,10 @@ describe('health and description', () => {
   it('serves its own OpenAPI description without a key, generated from the routes', async () => {
     const res = await client(t.app).get('/openapi.json');
     expect(res.statusCode).toBe(200);
-    const doc = res.json() as {
+    const doc = res.json<{
       openapi: string;
       paths: Record<string, Record<string, { operationId?: string }>>;
-    };
+    }>();
     expect(doc.openapi).toMatch(/^3\./);
     expect(doc.paths['/version']?.get?.operationId).toBe('listVersions');
     expect(doc.paths['/version/{id}']?.put?.operationId).toBe('updateVersion');

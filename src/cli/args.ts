@@ -19,7 +19,7 @@ export function parseOptions<T extends OptionSpec>(
   if (parsed.positionals.length !== positionals) {
     throw new UsageError(`expected ${positionals} argument(s), got ${parsed.positionals.length}`);
   }
-  return parsed as never;
+  return parsed;
 }
 
 export function required(value: string | undefined, flag: string): string {

@@ -27,6 +27,6 @@ export async function migrateToLatest(handle: DatabaseHandle, schema?: string): 
     ...(schema !== undefined && handle.dialect === 'postgres' ? { migrationTableSchema: schema } : {}),
   });
   const { error, results } = await migrator.migrateToLatest();
-  if (error) throw error instanceof Error ? error : new Error(String(error));
+  if (error) throw error instanceof Error ? error : new Error('Migration failed', { cause: error });
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

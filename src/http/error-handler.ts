@@ -37,7 +37,7 @@ function validationDetails(context: string | undefined, issues: ValidationIssue[
       path.push(issue.params.missingProperty);
       message = 'is required';
     } else if (issue.keyword === 'enum' && Array.isArray(issue.params?.allowedValues)) {
-      message = `must be one of ${(issue.params.allowedValues as unknown[]).map(String).join(', ')}`;
+      message = `must be one of ${issue.params.allowedValues.map(String).join(', ')}`;
     } else if (
       issue.keyword === 'additionalProperties' &&
       typeof issue.params?.additionalProperty === 'string'
@@ -61,7 +61,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
       return sendError(reply, error.status, error.message, error.details);
     }
     if (error.validation) {
-      const details = validationDetails(error.validationContext, error.validation as ValidationIssue[]);
+      const details = validationDetails(error.validationContext, error.validation);
       const first = details[0];
       const message = first ? `Invalid request: ${first.field} ${first.message}` : 'Invalid request.';
       return sendError(reply, 400, message, details);

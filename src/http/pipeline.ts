@@ -63,7 +63,7 @@ export function registerPipeline(app: FastifyInstance, deps: PipelineDeps): void
       done(new UnsupportedMediaTypeError(request.headers['content-type'] ?? ''), undefined);
       return;
     }
-    payload.resume();
+    void payload.resume();
     payload.on('end', () => done(null, undefined));
     payload.on('error', (err) => done(err, undefined));
   });
@@ -74,7 +74,7 @@ export function registerPipeline(app: FastifyInstance, deps: PipelineDeps): void
       done(null, undefined);
       return;
     }
-    defaultJson(request, body as string, done);
+    void defaultJson(request, body as string, done);
   });
 }
 
