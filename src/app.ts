@@ -8,6 +8,7 @@ import type { Deps } from './deps.ts';
 import { registerErrorHandling } from './http/error-handler.ts';
 import { registerPipeline, registerPreflight } from './http/pipeline.ts';
 import { documentationRoutes } from './modules/documentation/documentation.routes.ts';
+import { referencesRoutes } from './modules/references/references.routes.ts';
 import { usersRoutes } from './modules/users/users.routes.ts';
 import { versionsRoutes } from './modules/versions/versions.routes.ts';
 
@@ -88,6 +89,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     async (api) => {
       await api.register(versionsRoutes, { versions: deps.versions });
       await api.register(documentationRoutes, { documentation: deps.documentation });
+      await api.register(referencesRoutes, { references: deps.references });
       await api.register(usersRoutes, { users: deps.users });
       api.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
     },

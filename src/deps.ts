@@ -5,6 +5,7 @@ import { AuditRecorder } from './modules/audit/audit.recorder.ts';
 import { DocumentationService } from './modules/documentation/documentation.service.ts';
 import { KeysService } from './modules/keys/keys.service.ts';
 import { ProjectsService } from './modules/projects/projects.service.ts';
+import { ReferencesService } from './modules/references/references.service.ts';
 import { UsersService } from './modules/users/users.service.ts';
 import { VersionsService } from './modules/versions/versions.service.ts';
 import type { CounterStore } from './ratelimit/counter-store.ts';
@@ -23,6 +24,7 @@ export interface Deps {
   users: UsersService;
   versions: VersionsService;
   documentation: DocumentationService;
+  references: ReferencesService;
   close(): Promise<void>;
 }
 
@@ -49,6 +51,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
   const db = database.db;
   const audit = new AuditRecorder(clock);
   const versions = new VersionsService(db, clock, audit);
+  const documentation = new DocumentationService(db, clock, audit, versions);
   const keys = new KeysService(db, clock, audit);
   return {
     config,
@@ -60,7 +63,8 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     keys,
     users: new UsersService(db, clock, audit),
     versions,
-    documentation: new DocumentationService(db, clock, audit, versions),
+    documentation,
+    references: new ReferencesService(db, clock, audit, versions),
     async close() {
       await counters.close();
       await database.close();

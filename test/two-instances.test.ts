@@ -4,7 +4,7 @@ import { buildTestApp, client, TEST_DATABASE_URL, TEST_REDIS_URL, type TestApp }
 
 const apps: TestApp[] = [];
 afterEach(async () => {
-  // The second instance first: the first owns the database schema and drops it.
+  // The second instance first, as a deployment would stop them.
   for (const app of apps.reverse()) await app.close();
   apps.length = 0;
 });

@@ -3,7 +3,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
-import { sql } from 'kysely';
 import { buildApp } from '../../src/app.ts';
 import { ManualClock } from '../../src/clock.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
@@ -37,13 +36,15 @@ export interface TestAppOptions {
   sharedWith?: TestApp;
 }
 
+/** Set by test/helpers/global-setup.ts, which drops this run's PostgreSQL schemas at the end. */
+const RUN = process.env.QUIRE_TEST_RUN ?? Date.now().toString(36);
 const cleanups: Array<() => void> = [];
 process.on('exit', () => cleanups.forEach((c) => c()));
 
 function freshStorage(): SharedStorage {
   const id = randomBytes(6).toString('hex');
   const redisPrefix = `quire-test:${id}:`;
-  if (TEST_DATABASE_URL) return { databaseUrl: TEST_DATABASE_URL, schema: `t_${id}`, redisPrefix };
+  if (TEST_DATABASE_URL) return { databaseUrl: TEST_DATABASE_URL, schema: `t_${RUN}_${id}`, redisPrefix };
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-test-'));
   cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
   return { databaseUrl: `sqlite:${path.join(dir, 'quire.db')}`, redisPrefix };
@@ -79,9 +80,6 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     storage,
     async close() {
       await app.close();
-      if (storage.schema && !options.sharedWith) {
-        await sql`drop schema if exists ${sql.id(storage.schema)} cascade`.execute(deps.database.db);
-      }
       await deps.close();
     },
   };

@@ -1,0 +1,126 @@
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Executor } from '../../db/executor.ts';
+import type { ApiReferencesTable } from '../../db/schema.ts';
+import { mapUnique } from '../../db/unique.ts';
+
+/**
+ * Everything but the definitions themselves (up to 8 MiB each), which only the definition read
+ * fetches. `format_draft` / `format_published` are set exactly when the matching definition is.
+ */
+const COLUMNS = [
+  'id',
+  'version_id',
+  'title',
+  'slug',
+  'ordr',
+  'published',
+  'format_published',
+  'format_draft',
+  'created',
+  'updated',
+] as const;
+const META = COLUMNS.map((c) => `r.${c}` as const);
+
+export interface DefinitionText {
+  text: string;
+  format: 'json' | 'yaml';
+}
+
+export type ReferenceRow = Pick<Selectable<ApiReferencesTable>, (typeof COLUMNS)[number]>;
+
+export const referencesRepository = {
+  /** A live reference of a live version of the project: other projects' ids are not found. */
+  findById(db: Executor, projectId: number, id: number): Promise<ReferenceRow | undefined> {
+    return db
+      .selectFrom('api_references as r')
+      .innerJoin('versions as v', 'v.id', 'r.version_id')
+      .select(META)
+      .where('r.id', '=', id)
+      .where('v.project_id', '=', projectId)
+      .where('v.deleted_at', 'is', null)
+      .where('r.deleted_at', 'is', null)
+      .executeTakeFirst();
+  },
+
+  /**
+   * The reference of a version with this exact title, deleted or not: the title is unique in the
+   * version whatever the state, so a deleted one is brought back rather than duplicated.
+   */
+  findByTitle(db: Executor, versionId: number, title: string): Promise<ReferenceRow | undefined> {
+    return db
+      .selectFrom('api_references as r')
+      .select(META)
+      .where('r.version_id', '=', versionId)
+      .where('r.title', '=', title)
+      .executeTakeFirst();
+  },
+
+  /** The stored text of the draft or the published definition, with its format. */
+  async definition(db: Executor, id: number, draft: boolean): Promise<DefinitionText | undefined> {
+    const row = await db
+      .selectFrom('api_references')
+      .select(
+        draft
+          ? ['definition_draft as text', 'format_draft as format']
+          : ['definition_published as text', 'format_published as format'],
+      )
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row?.text != null && row.format != null ? { text: row.text, format: row.format } : undefined;
+  },
+
+  async slugsStartingWith(db: Executor, versionId: number, base: string): Promise<Set<string>> {
+    const rows = await db
+      .selectFrom('api_references')
+      .select('slug')
+      .where('version_id', '=', versionId)
+      .where((eb) => eb.or([eb('slug', '=', base), eb('slug', 'like', `${base}-%`)]))
+      .execute();
+    return new Set(rows.map((r) => r.slug));
+  },
+
+  async nextOrdr(db: Executor, versionId: number): Promise<number> {
+    const row = await db
+      .selectFrom('api_references')
+      .select((eb) => eb.fn.max('ordr').as('max'))
+      .where('version_id', '=', versionId)
+      .executeTakeFirst();
+    return Number(row?.max ?? 0) + 1;
+  },
+
+  insert(db: Executor, values: Insertable<ApiReferencesTable>): Promise<ReferenceRow> {
+    return mapUnique(() =>
+      db.insertInto('api_references').values(values).returning(COLUMNS).executeTakeFirstOrThrow(),
+    );
+  },
+
+  update(db: Executor, id: number, values: Updateable<ApiReferencesTable>): Promise<ReferenceRow> {
+    return db
+      .updateTable('api_references')
+      .set(values)
+      .where('id', '=', id)
+      .returning(COLUMNS)
+      .executeTakeFirstOrThrow();
+  },
+
+  /**
+   * The draft becomes the published definition, copied inside the database. Only while there is a
+   * draft: of two publishes racing, the second finds none (rather than publishing a NULL one).
+   */
+  publishDraft(db: Executor, id: number, updated: string): Promise<ReferenceRow | undefined> {
+    return db
+      .updateTable('api_references')
+      .set((eb) => ({
+        published: 1,
+        definition_published: eb.ref('definition_draft'),
+        format_published: eb.ref('format_draft'),
+        definition_draft: null,
+        format_draft: null,
+        updated,
+      }))
+      .where('id', '=', id)
+      .where('definition_draft', 'is not', null)
+      .returning(COLUMNS)
+      .executeTakeFirst();
+  },
+};

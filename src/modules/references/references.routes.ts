@@ -1,0 +1,54 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { actorOf, changeContext } from '../../http/change-context.ts';
+import { errorResponses, IdParam } from '../../http/schemas.ts';
+import { referenceUploadRoutes } from './reference-upload.routes.ts';
+import type { ReferencesService } from './references.service.ts';
+import { DefinitionQuery, DefinitionResponse, ReferenceSchema } from './references.schemas.ts';
+
+const CONTENT_TYPES = { json: 'application/json; charset=utf-8', yaml: 'application/yaml; charset=utf-8' };
+
+export const referencesRoutes: FastifyPluginAsyncTypebox<{ references: ReferencesService }> = async (
+  app,
+  { references },
+) => {
+  app.get(
+    '/reference/:id/definition',
+    {
+      config: { operation: 'readReferenceDefinition', permission: 'reference.read' },
+      schema: {
+        operationId: 'readReferenceDefinition',
+        summary: 'Read the OpenAPI definition of a reference (published, or the draft)',
+        tags: ['references'],
+        params: IdParam('id', 'Reference ID'),
+        querystring: DefinitionQuery,
+        response: { 200: DefinitionResponse, ...errorResponses(404) },
+      },
+    },
+    async (request, reply) => {
+      const { draft = false, format: asked = 'auto' } = request.query;
+      const { text, format } = await references.readDefinition(actorOf(request), request.params.id, {
+        draft,
+        format: asked,
+      });
+      // Sent as text, never re-serialised: `auto` gives the stored bytes exactly.
+      return reply.type(CONTENT_TYPES[format]).send(text);
+    },
+  );
+
+  app.put(
+    '/reference/:id/publish',
+    {
+      config: { operation: 'publishReference', permission: 'reference.publish' },
+      schema: {
+        operationId: 'publishReference',
+        summary: 'Publish the draft definition of a reference',
+        tags: ['references'],
+        params: IdParam('id', 'Reference ID'),
+        response: { 200: ReferenceSchema, ...errorResponses(404) },
+      },
+    },
+    (request) => references.publish(actorOf(request), request.params.id, changeContext(request)),
+  );
+
+  await app.register(referenceUploadRoutes, { references });
+};

@@ -1,0 +1,39 @@
+import pg from 'pg';
+
+/**
+ * Test apps on PostgreSQL each work in a schema of their own, `t_<run>_<random>`. Dropping one while
+ * other test files still migrate races with the migrator's look at every schema, so a run drops its
+ * schemas once, after all its tests; and before it, the left-overs of runs that died hours ago.
+ * Concurrent runs (two checkouts on one database) never touch each other's schemas.
+ */
+const STALE_AFTER_MS = 2 * 60 * 60 * 1000;
+
+async function dropSchemas(url: string, keep: (run: string) => boolean): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ nspname: string }>(
+      "select nspname from pg_namespace where nspname ~ '^t_[0-9a-z]{8,9}_[0-9a-f]{12}$'",
+    );
+    for (const { nspname } of rows) {
+      if (keep(nspname.split('_')[1] ?? '')) continue;
+      await client.query(`drop schema if exists ${client.escapeIdentifier(nspname)} cascade`);
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+export async function setup(): Promise<void> {
+  const run = Date.now().toString(36);
+  // Forked test workers inherit the environment of this process.
+  process.env.QUIRE_TEST_RUN = run;
+  const url = process.env.TEST_DATABASE_URL;
+  if (url) await dropSchemas(url, (other) => Date.now() - parseInt(other, 36) < STALE_AFTER_MS);
+}
+
+export async function teardown(): Promise<void> {
+  const url = process.env.TEST_DATABASE_URL;
+  const run = process.env.QUIRE_TEST_RUN;
+  if (url && run) await dropSchemas(url, (other) => other !== run);
+}
