@@ -7,7 +7,9 @@ import { sql } from 'kysely';
 import type { Deps } from './deps.ts';
 import { registerErrorHandling } from './http/error-handler.ts';
 import { registerPipeline, registerPreflight } from './http/pipeline.ts';
+import { allRoutes } from './modules/all/all.routes.ts';
 import { documentationRoutes } from './modules/documentation/documentation.routes.ts';
+import { readerAccessRoutes } from './modules/reader-access/reader-access.routes.ts';
 import { referencesRoutes } from './modules/references/references.routes.ts';
 import { usersRoutes } from './modules/users/users.routes.ts';
 import { versionsRoutes } from './modules/versions/versions.routes.ts';
@@ -91,6 +93,8 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
       await api.register(documentationRoutes, { documentation: deps.documentation });
       await api.register(referencesRoutes, { references: deps.references });
       await api.register(usersRoutes, { users: deps.users });
+      await api.register(readerAccessRoutes, { readerAccess: deps.readerAccess });
+      await api.register(allRoutes, { all: deps.all });
       api.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
     },
     { prefix: '/api/v1' },

@@ -1,10 +1,12 @@
 import { systemClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import { openDatabase, type DatabaseHandle } from './db/dialect.ts';
+import { AllService } from './modules/all/all.service.ts';
 import { AuditRecorder } from './modules/audit/audit.recorder.ts';
 import { DocumentationService } from './modules/documentation/documentation.service.ts';
 import { KeysService } from './modules/keys/keys.service.ts';
 import { ProjectsService } from './modules/projects/projects.service.ts';
+import { ReaderAccessService } from './modules/reader-access/reader-access.service.ts';
 import { ReferencesService } from './modules/references/references.service.ts';
 import { UsersService } from './modules/users/users.service.ts';
 import { VersionsService } from './modules/versions/versions.service.ts';
@@ -25,6 +27,8 @@ export interface Deps {
   versions: VersionsService;
   documentation: DocumentationService;
   references: ReferencesService;
+  readerAccess: ReaderAccessService;
+  all: AllService;
   close(): Promise<void>;
 }
 
@@ -51,7 +55,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
   const db = database.db;
   const audit = new AuditRecorder(clock);
   const versions = new VersionsService(db, clock, audit);
-  const documentation = new DocumentationService(db, clock, audit, versions);
+  const documentation = new DocumentationService(db, clock, audit, versions, database.dialect);
   const keys = new KeysService(db, clock, audit);
   return {
     config,
@@ -65,6 +69,8 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     versions,
     documentation,
     references: new ReferencesService(db, clock, audit, versions),
+    readerAccess: new ReaderAccessService(db, clock, audit),
+    all: new AllService(db, versions),
     async close() {
       await counters.close();
       await database.close();

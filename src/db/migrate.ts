@@ -2,9 +2,10 @@ import { Migrator, sql, type Migration as KyselyMigration, type MigrationProvide
 import type { DatabaseHandle } from './dialect.ts';
 import type { Migration } from './migrations/helpers.ts';
 import { initial } from './migrations/0001-initial.ts';
+import { pagesListingIndex } from './migrations/0002-pages-listing-index.ts';
 
 /** Append-only: never edit a migration that has shipped; add the next one here. */
-const MIGRATIONS: readonly Migration[] = [initial];
+const MIGRATIONS: readonly Migration[] = [initial, pagesListingIndex];
 
 export async function migrateToLatest(handle: DatabaseHandle, schema?: string): Promise<string[]> {
   if (handle.dialect === 'postgres' && schema !== undefined) {

@@ -30,7 +30,7 @@ const PART: Record<string, string> = {
 
 function validationDetails(context: string | undefined, issues: ValidationIssue[]): FieldProblem[] {
   const prefix = PART[context ?? 'body'] ?? 'body';
-  return issues.map((issue) => {
+  const problems = issues.map((issue) => {
     const path = (issue.instancePath ?? '').split('/').filter(Boolean);
     let message = issue.message ?? 'is invalid';
     if (issue.keyword === 'required' && typeof issue.params?.missingProperty === 'string') {
@@ -44,9 +44,28 @@ function validationDetails(context: string | undefined, issues: ValidationIssue[
     ) {
       path.push(issue.params.additionalProperty);
       message = 'is not allowed';
+    } else if (issue.keyword === 'const') {
+      message = `must be ${JSON.stringify(issue.params?.allowedValue)}`;
     }
-    return { field: [prefix, ...path].join('.'), message };
+    return { field: [prefix, ...path].join('.'), message, keyword: issue.keyword };
   });
+  return mergeAlternatives(problems);
+}
+
+/**
+ * A value that matches none of an `anyOf` yields one problem per alternative plus the `anyOf`
+ * itself; the client is better served by one line per field: `must be integer or must be "latest"`.
+ */
+function mergeAlternatives(problems: Array<FieldProblem & { keyword?: string | undefined }>): FieldProblem[] {
+  const anyOfFields = new Set(problems.filter((p) => p.keyword === 'anyOf').map((p) => p.field));
+  const merged: FieldProblem[] = [];
+  for (const field of anyOfFields) {
+    const parts = problems.filter((p) => p.field === field && p.keyword !== 'anyOf').map((p) => p.message);
+    merged.push({ field, message: [...new Set(parts)].join(' or ') || 'is invalid' });
+  }
+  for (const p of problems)
+    if (!anyOfFields.has(p.field)) merged.push({ field: p.field, message: p.message });
+  return merged;
 }
 
 export function registerErrorHandling(app: FastifyInstance): void {

@@ -1,4 +1,5 @@
 import type { Insertable, Selectable } from 'kysely';
+import type { DialectName } from '../../db/dialect.ts';
 import type { Executor } from '../../db/executor.ts';
 import type { CategoriesTable, DocumentationTable } from '../../db/schema.ts';
 import { mapUnique } from '../../db/unique.ts';
@@ -65,6 +66,15 @@ export const documentationRepository = {
     return mapUnique(() =>
       db.insertInto('documentation').values(values).returningAll().executeTakeFirstOrThrow(),
     );
+  },
+
+  /**
+   * Serialises writers of one section's index and page slugs on PostgreSQL (a row lock held to
+   * commit). SQLite needs none: its single connection runs one transaction at a time.
+   */
+  async lockIndex(db: Executor, dialect: DialectName, documentationId: number): Promise<void> {
+    if (dialect !== 'postgres') return;
+    await db.selectFrom('documentation').select('id').where('id', '=', documentationId).forUpdate().execute();
   },
 
   /** The next free position at the end of a section's index (categories and pages share it). */

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.ts';
 import { int, type Executor } from '../../db/executor.ts';
+import type { DialectName } from '../../db/dialect.ts';
 import type { Database } from '../../db/schema.ts';
 import { NotFoundError } from '../../errors.ts';
 import { toStoredDate } from '../../shared/dates.ts';
@@ -30,6 +31,7 @@ export class DocumentationService {
     private readonly clock: Clock,
     private readonly audit: AuditRecorder,
     private readonly versions: VersionsService,
+    private readonly dialect: DialectName,
   ) {}
 
   async listForVersion(actor: Actor, versionId: number): Promise<Documentation[]> {
@@ -104,6 +106,7 @@ export class DocumentationService {
         .where('d.deleted_at', 'is', null)
         .executeTakeFirst();
       if (!section) throw new NotFoundError(`Documentation ${input.documentationId} not found.`);
+      await repo.lockIndex(trx, this.dialect, section.id);
       const now = toStoredDate(this.clock.now());
       const row = await repo.insertCategory(trx, {
         documentation_id: section.id,

@@ -1,0 +1,25 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { actorOf } from '../../http/change-context.ts';
+import { errorResponses } from '../../http/schemas.ts';
+import { AllProjectSchema, AllQuery } from './all.schemas.ts';
+import type { AllService } from './all.service.ts';
+
+export const allRoutes: FastifyPluginAsyncTypebox<{ all: AllService }> = async (app, { all }) => {
+  app.get(
+    '/all',
+    {
+      config: { operation: 'listAll', permission: 'project.read' },
+      schema: {
+        operationId: 'listAll',
+        summary: 'All versions, documentation sections, references and pages, keyed by id',
+        description:
+          'published=true keeps only what readers can see: published versions; published sections and ' +
+          'references of published versions; listed pages of published sections of published versions.',
+        tags: ['all'],
+        querystring: AllQuery,
+        response: { 200: AllProjectSchema, ...errorResponses(404) },
+      },
+    },
+    (request) => all.list(actorOf(request), request.query),
+  );
+};
