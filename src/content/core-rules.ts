@@ -1,0 +1,46 @@
+import type { StateCore, Token } from 'markdown-it';
+import { ASSET_URL } from './assets.ts';
+import { inlineToText } from './inline-text.ts';
+import { stateOf } from './render-state.ts';
+
+export type AssetMeta = { raw: string; asset: string };
+
+function resolveImages(children: Token[], assets: ReadonlyMap<string, string>): void {
+  for (const token of children) {
+    if (token.type !== 'image') continue;
+    const src = token.attrGet('src');
+    if (typeof src !== 'string') continue;
+    const match = ASSET_URL.exec(src);
+    const url = match && assets.get(match[1] ?? '');
+    if (url === undefined || url === null) continue;
+    token.attrSet('src', url);
+    const meta: AssetMeta = { raw: src, asset: url };
+    token.meta = { ...token.meta, ...meta };
+  }
+}
+
+/** Images naming `asset:ID` take the URL the page's mapping comments give. */
+export function assetRule(state: StateCore): void {
+  const { assets } = stateOf(state.env);
+  if (assets.size === 0) return;
+  for (const token of state.tokens) {
+    if (token.type === 'inline' && token.children !== null) resolveImages(token.children, assets);
+  }
+}
+
+/** Headings get `id` = their anchor, deduplicated within the page (see AnchorRegistry). */
+export function headingIdRule(state: StateCore): void {
+  const { anchors } = stateOf(state.env);
+  const tokens = state.tokens;
+  for (let i = 0; i < tokens.length; i += 1) {
+    const token = tokens[i];
+    if (token?.type !== 'heading_open') continue;
+    const inline = tokens[i + 1];
+    token.attrSet('id', anchors.claim(inline?.type === 'inline' ? inlineToText(inline.children) : ''));
+  }
+}
+
+export function assetMeta(token: Token): AssetMeta | null {
+  const meta = token.meta as Partial<AssetMeta> | null;
+  return meta && typeof meta.raw === 'string' && typeof meta.asset === 'string' ? (meta as AssetMeta) : null;
+}

@@ -1,0 +1,123 @@
+import { parseDocument, stringify } from 'yaml';
+import { ContentError } from './content-error.ts';
+
+/** A page in a Darkdown export (darkdown.md §5): front matter, then the draft and published bodies. */
+export interface PageFile {
+  meta: Record<string, unknown>;
+  draft: string | null;
+  published: string | null;
+}
+
+const INDEX_ENTRY_TYPES: readonly string[] = ['category', 'link', 'separator'];
+const MARKER = /^---(draft|published)?[ \t]*\r?$/;
+
+interface Line {
+  text: string;
+  start: number;
+  /** offset just past the line break */
+  next: number;
+}
+
+function* lines(text: string): Generator<Line> {
+  let start = 0;
+  while (start < text.length) {
+    const nl = text.indexOf('\n', start);
+    const end = nl < 0 ? text.length : nl;
+    yield { text: text.slice(start, end), start, next: nl < 0 ? text.length : nl + 1 };
+    start = nl < 0 ? text.length : nl + 1;
+  }
+}
+
+function readMeta(yaml: string): Record<string, unknown> {
+  const doc = parseDocument(yaml, { prettyErrors: true });
+  const [error] = doc.errors;
+  if (error !== undefined) throw new ContentError(`Invalid front matter: ${error.message}`, { cause: error });
+  const meta: unknown = doc.toJS();
+  if (meta === null || meta === undefined) return {};
+  if (typeof meta !== 'object' || Array.isArray(meta)) {
+    throw new ContentError('Invalid front matter: expected a mapping of keys to values');
+  }
+  return meta as Record<string, unknown>;
+}
+
+/**
+ * The writer puts one blank line after a marker and one before the next marker; remove exactly those (in
+ * the file's own line ending), so that write → parse gives back the body it was given.
+ */
+function body(text: string, nl: string, beforeMarker: boolean): string {
+  let out = text.startsWith(nl) ? text.slice(nl.length) : text;
+  const trailing = beforeMarker && out.endsWith(nl + nl) ? nl + nl : nl;
+  if (out.endsWith(trailing)) out = out.slice(0, out.length - trailing.length);
+  return out;
+}
+
+export function parsePageFile(text: string): PageFile {
+  const source = text.startsWith('\uFEFF') ? text.slice(1) : text;
+  const all = lines(source);
+  const first = all.next();
+  if (first.done === true || !/^---[ \t]*\r?$/.test(first.value.text)) {
+    throw new ContentError(
+      'Invalid page file: it must start with a front matter block opened by a "---" line',
+    );
+  }
+  const metaStart = first.value.next;
+  const nl = first.value.text.endsWith('\r') ? '\r\n' : '\n';
+  let meta: Record<string, unknown> | undefined;
+  let draft: string | null = null;
+  let published: string | null = null;
+  let draftStart: number | null = null;
+  for (const line of all) {
+    const marker = MARKER.exec(line.text);
+    if (marker === null) continue;
+    const kind = marker[1];
+    if (meta === undefined) {
+      meta = readMeta(source.slice(metaStart, line.start));
+      if (kind === undefined) {
+        if (source.slice(line.next).trim() !== '') {
+          throw new ContentError('Invalid page file: a body must follow a "---draft" or "---published" line');
+        }
+        return { meta, draft: null, published: null };
+      }
+    } else if (draftStart !== null && kind === 'published') {
+      draft = body(source.slice(draftStart, line.start), nl, true);
+    } else {
+      continue;
+    }
+    if (kind === 'published') {
+      // Published is the last part, so it may hold any line, `---draft` included.
+      published = body(source.slice(line.next), nl, false);
+      return { meta, draft, published };
+    }
+    draftStart = line.next;
+  }
+  if (meta === undefined) throw new ContentError('Invalid page file: the front matter block is never closed');
+  if (draftStart !== null) draft = body(source.slice(draftStart), nl, false);
+  return { meta, draft, published };
+}
+
+function frontMatter(meta: Record<string, unknown>): string {
+  const yaml = Object.keys(meta).length === 0 ? '' : stringify(meta, { lineWidth: 0 });
+  return `---\n${yaml}`;
+}
+
+export function writePageFile(file: PageFile): string {
+  if (file.draft !== null && /^---published[ \t]*\r?$/m.test(file.draft)) {
+    // The reader ends the draft at the first such line; writing it would silently cut the draft short.
+    throw new ContentError('The draft contains a "---published" line, which a page file cannot represent');
+  }
+  let out = frontMatter(file.meta);
+  if (file.draft === null && file.published === null) return `${out}---\n`;
+  if (file.draft !== null) out += `---draft\n\n${file.draft}\n${file.published === null ? '' : '\n'}`;
+  if (file.published !== null) out += `---published\n\n${file.published}\n`;
+  return out;
+}
+
+/** A section index entry other than a page: front matter only. */
+export function writeIndexEntryFile(meta: Record<string, unknown>): string {
+  if (typeof meta.type !== 'string' || !INDEX_ENTRY_TYPES.includes(meta.type)) {
+    throw new ContentError(
+      `An index entry file needs type ${INDEX_ENTRY_TYPES.join(', ')}; got ${String(meta.type)}`,
+    );
+  }
+  return `${frontMatter(meta)}---\n`;
+}

@@ -1,0 +1,76 @@
+import MarkdownItConstructor, { type MarkdownIt } from 'markdown-it';
+import footnote from 'markdown-it-footnote';
+import { blockPluginRule } from './block-plugin-rule.ts';
+import { assetRule, headingIdRule } from './core-rules.ts';
+import { autoLinkRule, inlineTokenRule, variableRule } from './inline-rules.ts';
+import { taskListRule } from './task-list-rule.ts';
+
+/** The host and path after `www.`; sticky, so it reads at the position linkify-it gives. */
+const WWW_TAIL = /[\p{L}\p{N}_-]+(?:\.[\p{L}\p{N}_-]+)+(?:[/?#][^\s<]*)?/uy;
+/** GFM trims trailing punctuation from `www.` autolinks; a closing parenthesis is treated the same way. */
+const TRAILING_PUNCTUATION = new Set([...'?!.,:*_~\'")']);
+
+function wwwLinkLength(text: string, pos: number): number {
+  WWW_TAIL.lastIndex = pos;
+  const match = WWW_TAIL.exec(text);
+  if (match === null) return 0;
+  let length = match[0].length;
+  while (length > 0 && TRAILING_PUNCTUATION.has(match[0].charAt(length - 1))) length -= 1;
+  return length;
+}
+const WWW = /www\./i;
+const SCHEME_CHAR = /[a-z0-9+.-]/i;
+
+/**
+ * Whether linkify could find a link in the text: an email, a `www.` host, or a `scheme://` that is not
+ * the destination of a Markdown link (`](https://…)`, which is already a link). linkify-it's own test
+ * runs a very large regex; most paragraphs fail this cheap check, including those holding only links.
+ */
+function mayLink(text: string): boolean {
+  if (text.includes('@') || WWW.test(text)) return true;
+  for (let at = text.indexOf('://'); at >= 0; at = text.indexOf('://', at + 3)) {
+    let start = at;
+    while (start > 0 && SCHEME_CHAR.test(text.charAt(start - 1))) start -= 1;
+    if (start < 2 || text.charAt(start - 1) !== '(' || text.charAt(start - 2) !== ']') return true;
+  }
+  return false;
+}
+
+function createParser(): MarkdownIt {
+  const md = new MarkdownItConstructor({ html: true, linkify: true, typographer: false });
+  // GFM autolinks: URLs with a scheme, emails and `www.` hosts, but not bare `example.com` (linkify-it's
+  // fuzzy links), which GitHub does not link and which breaks CommonMark conformance.
+  md.linkify.set({ fuzzyLink: false, fuzzyEmail: true });
+  // Nor protocol-relative `//host` text, which GitHub leaves alone.
+  md.linkify.add('//', null);
+  md.linkify.add('www.', {
+    validate: wwwLinkLength,
+    normalize(match: { url: string }): void {
+      match.url = `http://${match.url}`;
+    },
+  });
+  const fullTest = md.linkify.test.bind(md.linkify);
+  md.linkify.test = (text: string): boolean => mayLink(text) && fullTest(text);
+  md.use(footnote);
+  md.block.ruler.before('fence', 'darkdown_plugin', blockPluginRule, {
+    alt: ['paragraph', 'reference', 'blockquote', 'list'],
+  });
+  md.inline.ruler.before('link', 'darkdown_auto_link', autoLinkRule);
+  md.inline.ruler.before('link', 'darkdown_inline', inlineTokenRule);
+  md.inline.ruler.before('link', 'darkdown_variable', variableRule);
+  md.core.ruler.push('darkdown_assets', assetRule);
+  md.core.ruler.push('darkdown_task_lists', taskListRule);
+  md.core.ruler.push('darkdown_heading_ids', headingIdRule);
+  return md;
+}
+
+let parser: MarkdownIt | undefined;
+
+/**
+ * The one markdown-it instance every render uses. Building it costs far more than a render, and it holds
+ * no per-render state (that travels in `env`), so sharing it is safe.
+ */
+export function darkdownParser(): MarkdownIt {
+  parser ??= createParser();
+  return parser;
+}

@@ -1,0 +1,244 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { renderMarkdown } from '../../src/content/index.ts';
+import { page, plugin } from './helpers.ts';
+
+describe('renderMarkdown: plugins', () => {
+  it.each([
+    ['info', 'NOTE'],
+    ['success', 'TIP'],
+    ['warning', 'WARNING'],
+    ['error', 'CAUTION'],
+  ])('turns a %s callout into a GitHub %s alert with a bold title line', (type, alert) => {
+    const md = renderMarkdown(page(plugin('callout', { type, title: 'Heads up', text: 'Body *text*.' })));
+    expect(md).toBe(`> [!${alert}]\n> **Heads up**\n>\n> Body *text*.\n`);
+  });
+
+  it('quotes every line of a callout holding a list and a code block', () => {
+    const text = '- one\n- two\n\n```js\nx();\n```';
+    expect(renderMarkdown(page(plugin('callout', { type: 'info', title: '', text })))).toBe(
+      '> [!NOTE]\n> - one\n> - two\n>\n> ```js\n> x();\n> ```\n',
+    );
+  });
+
+  it('writes a code block as a fence with its language, longer than any backtick run inside', () => {
+    expect(
+      renderMarkdown(page(plugin('code-block', { languageBlocks: [{ language: 'md', code: 'a\n```\nb' }] }))),
+    ).toBe('````md\na\n```\nb\n````\n');
+    expect(
+      renderMarkdown(page(plugin('code-block', { languageBlocks: [{ language: 'none', code: 'x' }] }))),
+    ).toBe('```\nx\n```\n');
+  });
+
+  it('writes code tabs as a bold title line and a fence per entry', () => {
+    const md = renderMarkdown(
+      page(
+        plugin('code-block', {
+          languageBlocks: [
+            { language: 'js', code: 'a()', title: 'Node' },
+            { language: 'python', code: 'b()' },
+          ],
+        }),
+      ),
+    );
+    expect(md).toBe('**Node**\n\n```js\na()\n```\n\n**python**\n\n```python\nb()\n```\n');
+  });
+
+  it('writes an image as ![caption](url)', () => {
+    const md = renderMarkdown(
+      page(plugin('image', { url: 'https://x.test/a b.png', mode: 'full', caption: 'A [big] *one*' })),
+    );
+    expect(md).toBe('![A \\[big\\] one](https://x.test/a%20b.png)\n');
+  });
+
+  it('keeps custom HTML as one HTML block', () => {
+    const md = renderMarkdown(page(plugin('custom-html', { contents: '<div>\n\n<b>x</b>\n</div>' })));
+    expect(md).toBe('<div>\n<b>x</b>\n</div>\n');
+  });
+
+  it('links to videos', () => {
+    expect(renderMarkdown(page(plugin('video', { provider: 'youtube', videoId: 'abc' })))).toBe(
+      '[Video](https://www.youtube.com/watch?v=abc)\n',
+    );
+    expect(renderMarkdown(page(plugin('video', { provider: 'vimeo', videoId: '42' })))).toBe(
+      '[Video](https://vimeo.com/42)\n',
+    );
+    expect(renderMarkdown(page(plugin('video', { provider: 'loom', videoId: 'l1' })))).toBe(
+      '[Video](https://www.loom.com/share/l1)\n',
+    );
+    expect(
+      renderMarkdown(page(plugin('video', { provider: 'raw', videoId: 'https://cdn.test/v.mp4' }))),
+    ).toBe('[Video](https://cdn.test/v.mp4)\n');
+  });
+
+  it('writes a synced block placeholder', () => {
+    expect(renderMarkdown(page(plugin('synced-block', { syncedBlockId: 'b-1' })))).toBe(
+      '<!-- synced-block b-1 -->\n',
+    );
+  });
+
+  it('writes a pipe table: | escaped, line breaks as <br>, cells converted', () => {
+    const md = renderMarkdown(
+      page(
+        plugin('table', {
+          contents: [
+            ['Name', 'Pipe | here'],
+            ['`a|b`', 'line one\nline two'],
+            ['- x\n- y', '%v%'],
+          ],
+        }),
+      ),
+      { variables: { v: 'a|b' } },
+    );
+    expect(md).toBe(
+      '| Name | Pipe \\| here |\n| --- | --- |\n| `a\\|b` | line one<br>line two |\n| - x<br>- y | a\\|b |\n',
+    );
+  });
+
+  it('writes tabs and accordions as a bold title line then the content', () => {
+    expect(
+      renderMarkdown(
+        page(
+          plugin('tabs', {
+            tabs: [
+              { title: 'A', content: '- x' },
+              { title: 'B', content: 'y' },
+            ],
+          }),
+        ),
+      ),
+    ).toBe('**A**\n\n- x\n\n**B**\n\ny\n');
+    expect(renderMarkdown(page(plugin('accordion', { title: 'More', open: false, content: 'Hidden' })))).toBe(
+      '**More**\n\nHidden\n',
+    );
+  });
+
+  it('writes cards as a bulleted list of links with their text', () => {
+    const md = renderMarkdown(
+      page(
+        plugin('cards', {
+          view: 'grid',
+          cards: [
+            { title: 'Start', text: 'Begin here', link: '/g/start' },
+            { title: 'No link', text: '', link: '' },
+          ],
+        }),
+      ),
+    );
+    expect(md).toBe('- [Start](/g/start) — Begin here\n- **No link**\n');
+  });
+
+  it('leaves unknown plugin types out', () => {
+    expect(renderMarkdown(page('a', plugin('mystery', {}), 'b'))).toBe('a\n\n\n\nb\n');
+  });
+});
+
+describe('renderMarkdown: splicing keeps the source', () => {
+  it('returns Markdown without plugins byte for byte', () => {
+    const source =
+      '# T\r\n\r\nSome *odd*   spacing\\\nand <span>html</span>\n\n* star list\n+ plus\n\npara\n\n    indented code %x%\n';
+    expect(renderMarkdown(source, { variables: { x: 'X' } })).toBe(source);
+  });
+
+  it('replaces only the plugin lines, leaving the rest exactly as written', () => {
+    const source =
+      '## Intro  \n\nText  with  spaces.\n\n' +
+      plugin('callout', { type: 'info', title: '', text: 'x' }) +
+      '\n\n*   item\n';
+    expect(renderMarkdown(source)).toBe('## Intro  \n\nText  with  spaces.\n\n> [!NOTE]\n> x\n\n*   item\n');
+  });
+
+  it('separates a plugin from an adjacent paragraph so it cannot join it', () => {
+    const source = 'Before\n' + plugin('tabs', { tabs: [{ title: 'T', content: 'c' }] }) + '\nAfter\n';
+    expect(renderMarkdown(source)).toBe('Before\n\n**T**\n\nc\n\nAfter\n');
+  });
+
+  it('replaces a pretty-printed plugin spanning many lines', () => {
+    const source =
+      'a\n\n' + plugin('code-block', { languageBlocks: [{ language: 'js', code: 'x' }] }, true) + '\n\nb\n';
+    expect(renderMarkdown(source)).toBe('a\n\n```js\nx\n```\n\nb\n');
+  });
+
+  it('indents a plugin inside a list item', () => {
+    const source =
+      '- item\n\n  ' + plugin('code-block', { languageBlocks: [{ language: 'sh', code: 'ls\npwd' }] }) + '\n';
+    expect(renderMarkdown(source)).toBe('- item\n\n  ```sh\n  ls\n  pwd\n  ```\n');
+  });
+
+  it('replaces inline tokens, variables and auto links in place, not inside code', () => {
+    const source =
+      'Press $inline[key,Ctrl+<C>] for $inline[badge,New | hot,success] $inline[icon,fas fa-x]and `%v% $inline[key,K]` %v% [auto$](/doc/page#a).\n';
+    const md = renderMarkdown(source, {
+      variables: { v: 'a*b' },
+      pageTitles: new Map([['doc/page', 'The [Page]']]),
+    });
+    expect(md).toBe(
+      'Press <kbd>Ctrl+&lt;C&gt;</kbd> for New \\| hot and `%v% $inline[key,K]` a\\*b [The \\[Page\\]](/doc/page#a).\n',
+    );
+  });
+
+  it('leaves a code span copy alone when the real token comes after it', () => {
+    const source = '`$inline[glossary,API]` then $inline[glossary,API]\n';
+    expect(renderMarkdown(source)).toBe('`$inline[glossary,API]` then API\n');
+  });
+
+  it('does not replace backslash-escaped or fenced look-alikes', () => {
+    const source = '\\$inline[key,A] and %v%\n\n```\n%v% $inline[key,B]\n```\n';
+    expect(renderMarkdown(source, { variables: { v: 'V' } })).toBe(
+      '\\$inline[key,A] and V\n\n```\n%v% $inline[key,B]\n```\n',
+    );
+  });
+
+  it('replaces constructs in headings, table cells and quotes', () => {
+    const source = '## %v% guide\n\n| a | b |\n|---|---|\n| %v% | $inline[key,K] |\n\n> quoted %v%\n';
+    expect(renderMarkdown(source, { variables: { v: 'Quire' } })).toBe(
+      '## Quire guide\n\n| a | b |\n|---|---|\n| Quire | <kbd>K</kbd> |\n\n> quoted Quire\n',
+    );
+  });
+
+  it('resolves asset URLs and drops the mapping comments', () => {
+    const source =
+      'Logo: ![%v% logo](asset:7) and asset:7 in text\n\n<!-- asset:7=https://cdn.test/l.png -->\n';
+    expect(renderMarkdown(source, { variables: { v: 'Q' } })).toBe(
+      'Logo: ![Q logo](https://cdn.test/l.png) and asset:7 in text\n',
+    );
+  });
+});
+
+describe('renderMarkdown: property', () => {
+  it('returns any source without Darkdown constructs byte for byte', () => {
+    const markdownish = fc
+      .array(
+        fc.oneof(
+          fc.constantFrom(
+            '#',
+            '## ',
+            '*',
+            '_',
+            '`',
+            '```',
+            '[',
+            ']',
+            '(',
+            ')',
+            '|',
+            '-',
+            '> ',
+            '\n',
+            '\r\n',
+            ' ',
+          ),
+          fc.string({ maxLength: 8 }),
+        ),
+        { maxLength: 60 },
+      )
+      .map((parts) => parts.join(''))
+      .filter((s) => !s.includes('$') && !s.includes('%') && !s.includes('asset:'));
+    fc.assert(
+      fc.property(markdownish, (source) => {
+        expect(renderMarkdown(source, { variables: { v: 'x' } })).toBe(source);
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
