@@ -9,6 +9,7 @@ import { registerErrorHandling } from './http/error-handler.ts';
 import { registerPipeline, registerPreflight } from './http/pipeline.ts';
 import { allRoutes } from './modules/all/all.routes.ts';
 import { documentationRoutes } from './modules/documentation/documentation.routes.ts';
+import { pagesRoutes } from './modules/pages/pages.routes.ts';
 import { readerAccessRoutes } from './modules/reader-access/reader-access.routes.ts';
 import { referencesRoutes } from './modules/references/references.routes.ts';
 import { usersRoutes } from './modules/users/users.routes.ts';
@@ -92,6 +93,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
       await api.register(versionsRoutes, { versions: deps.versions });
       await api.register(documentationRoutes, { documentation: deps.documentation });
       await api.register(referencesRoutes, { references: deps.references });
+      await api.register(pagesRoutes, { pages: deps.pages });
       await api.register(usersRoutes, { users: deps.users });
       await api.register(readerAccessRoutes, { readerAccess: deps.readerAccess });
       await api.register(allRoutes, { all: deps.all });

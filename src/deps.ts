@@ -5,6 +5,7 @@ import { AllService } from './modules/all/all.service.ts';
 import { AuditRecorder } from './modules/audit/audit.recorder.ts';
 import { DocumentationService } from './modules/documentation/documentation.service.ts';
 import { KeysService } from './modules/keys/keys.service.ts';
+import { PagesService } from './modules/pages/pages.service.ts';
 import { ProjectsService } from './modules/projects/projects.service.ts';
 import { ReaderAccessService } from './modules/reader-access/reader-access.service.ts';
 import { ReferencesService } from './modules/references/references.service.ts';
@@ -27,6 +28,7 @@ export interface Deps {
   versions: VersionsService;
   documentation: DocumentationService;
   references: ReferencesService;
+  pages: PagesService;
   readerAccess: ReaderAccessService;
   all: AllService;
   close(): Promise<void>;
@@ -69,6 +71,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     versions,
     documentation,
     references: new ReferencesService(db, clock, audit, versions),
+    pages: new PagesService(database, clock, audit, versions, documentation),
     readerAccess: new ReaderAccessService(db, clock, audit),
     all: new AllService(db, versions),
     async close() {

@@ -1,0 +1,131 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.ts';
+import { BadRequestError, NotFoundError, type FieldProblem } from '../../errors.ts';
+import { documentationRepository } from '../documentation/documentation.repository.ts';
+import type { DocumentationService } from '../documentation/documentation.service.ts';
+import type { DocumentationRow } from '../documentation/documentation.repository.ts';
+import { assertVersionInScope, type Actor } from '../keys/actor.ts';
+import type { VersionRow } from '../versions/versions.repository.ts';
+import type { VersionSelector, VersionsService } from '../versions/versions.service.ts';
+import type { PageReads } from './pages.fast-reads.ts';
+import { presentPage, type Page } from './pages.presenter.ts';
+import type { PageRenderer } from './pages.renderer.ts';
+import { pagesRepository as repo, type PageView } from './pages.repository.ts';
+import type { PageBySlugInput, PageFormat } from './pages.schemas.ts';
+
+const MAX_ID = 2147483647;
+
+/** Reads of one page, by id or by slugs, with its contents in the format asked for. */
+export class PageReader {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly reads: PageReads,
+    private readonly renderer: PageRenderer,
+    private readonly versions: VersionsService,
+    private readonly documentation: DocumentationService,
+  ) {}
+
+  async get(actor: Actor, id: number, format: PageFormat): Promise<Page> {
+    const view = await this.reads.view(actor.project.id, id);
+    if (!view) throw new NotFoundError(`Page ${id} not found.`);
+    assertVersionInScope(actor, view.version_id);
+    return this.present(view, format);
+  }
+
+  /**
+   * A page named by version, section and page slug. Where both the id and the slug of the version (or
+   * of the section) are given, both must name the same one; otherwise the request is a 400.
+   */
+  async getBySlugs(actor: Actor, query: PageBySlugInput): Promise<Page> {
+    const pageSlug = requireSlugQuery(query);
+    const version = await this.version(actor, query);
+    const section = await this.section(actor, version, query);
+    const view = await repo.findViewBySlug(this.db, actor.project.id, section.id, pageSlug);
+    if (!view) {
+      throw new NotFoundError(`Page '${pageSlug}' not found in documentation '${section.slug}'.`);
+    }
+    return this.present(view, query.format ?? 'darkdown');
+  }
+
+  private async present(view: PageView, format: PageFormat): Promise<Page> {
+    return presentPage(view, await this.renderer.contents(view, format));
+  }
+
+  private async version(actor: Actor, query: PageBySlugInput): Promise<VersionRow> {
+    const byId = query.version_id === undefined ? null : versionIdSelector(query.version_id);
+    const bySlug = query.version_slug === undefined ? null : { slug: query.version_slug };
+    const selector = byId ?? bySlug;
+    if (selector === null) throw new Error('unreachable: the version parameters were checked');
+    const first = await this.versions.resolve(this.db, actor, selector);
+    if (byId !== null && bySlug !== null) {
+      const second = await this.versions.resolve(this.db, actor, bySlug);
+      if (second.id !== first.id) {
+        throw disagreement('version_slug', `names version ${second.id}, not version_id ${query.version_id}`);
+      }
+    }
+    return first;
+  }
+
+  private async section(
+    actor: Actor,
+    version: VersionRow,
+    query: PageBySlugInput,
+  ): Promise<DocumentationRow> {
+    let byId: DocumentationRow | null = null;
+    if (query.documentation_id !== undefined) {
+      byId = await this.documentation.resolve(this.db, actor, query.documentation_id);
+      if (byId.version_id !== version.id) {
+        throw new NotFoundError(
+          `Documentation ${query.documentation_id} not found in version '${version.slug}'.`,
+        );
+      }
+    }
+    if (query.documentation_slug === undefined) {
+      if (byId === null) throw new Error('unreachable: the documentation parameters were checked');
+      return byId;
+    }
+    const bySlug = await documentationRepository.findBySlug(this.db, version.id, query.documentation_slug);
+    if (!bySlug) {
+      throw new NotFoundError(
+        `Documentation '${query.documentation_slug}' not found in version '${version.slug}'.`,
+      );
+    }
+    if (byId !== null && byId.id !== bySlug.id) {
+      throw disagreement(
+        'documentation_slug',
+        `names documentation ${bySlug.id}, not documentation_id ${query.documentation_id}`,
+      );
+    }
+    return bySlug;
+  }
+}
+
+/** The either-or rules of the specification, every missing part named at once. */
+function requireSlugQuery(query: PageBySlugInput): string {
+  const problems: FieldProblem[] = [];
+  if (query.version_id === undefined && query.version_slug === undefined) {
+    problems.push({ field: 'query.version_id', message: 'or query.version_slug is required' });
+  }
+  if (query.documentation_id === undefined && query.documentation_slug === undefined) {
+    problems.push({ field: 'query.documentation_id', message: 'or query.documentation_slug is required' });
+  }
+  if (query.page_slug === undefined) problems.push({ field: 'query.page_slug', message: 'is required' });
+  if (problems.length > 0 || query.page_slug === undefined) {
+    throw new BadRequestError(
+      `Missing query parameters: ${problems.map((p) => `${p.field} ${p.message}`).join('; ')}.`,
+      problems,
+    );
+  }
+  return query.page_slug;
+}
+
+function versionIdSelector(raw: string): VersionSelector {
+  if (raw === 'latest') return { latest: true };
+  const id = Number(raw);
+  if (id > MAX_ID) throw new NotFoundError(`Version ${raw} not found.`);
+  return { id };
+}
+
+function disagreement(field: string, message: string): BadRequestError {
+  return new BadRequestError(`query.${field} ${message}.`, [{ field: `query.${field}`, message }]);
+}

@@ -1,0 +1,92 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { actorOf, changeContext } from '../../http/change-context.ts';
+import { errorResponses, IdParam } from '../../http/schemas.ts';
+import {
+  PageBySlugQuery,
+  PageCreateBody,
+  PageFormatQuery,
+  PageSchema,
+  PageUpdateBody,
+} from './pages.schemas.ts';
+import type { PagesService } from './pages.service.ts';
+
+export const pagesRoutes: FastifyPluginAsyncTypebox<{ pages: PagesService }> = async (app, { pages }) => {
+  app.post(
+    '/documentation/:id/page',
+    {
+      config: { operation: 'createPage', permission: 'page.edit', body: 'json' },
+      schema: {
+        operationId: 'createPage',
+        summary: 'Create a page in a documentation section (draft contents, not listed)',
+        tags: ['pages'],
+        params: IdParam('id', 'Documentation ID'),
+        body: PageCreateBody,
+        response: { 200: PageSchema, ...errorResponses(404, 409, 413, 415) },
+      },
+    },
+    (request) => pages.create(actorOf(request), request.params.id, request.body, changeContext(request)),
+  );
+
+  app.put(
+    '/page/:id',
+    {
+      config: { operation: 'updatePage', permission: 'page.edit', body: 'json' },
+      schema: {
+        operationId: 'updatePage',
+        summary: 'Update the title, slug or draft contents of a page',
+        tags: ['pages'],
+        params: IdParam('id', 'Page ID'),
+        body: PageUpdateBody,
+        response: { 200: PageSchema, ...errorResponses(404, 409, 413, 415) },
+      },
+    },
+    (request) => pages.update(actorOf(request), request.params.id, request.body, changeContext(request)),
+  );
+
+  app.put(
+    '/page/:id/publish',
+    {
+      config: { operation: 'publishPage', permission: 'page.publish' },
+      schema: {
+        operationId: 'publishPage',
+        summary: 'Publish the draft contents of a page',
+        tags: ['pages'],
+        params: IdParam('id', 'Page ID'),
+        response: { 200: PageSchema, ...errorResponses(404) },
+      },
+    },
+    (request) => pages.publish(actorOf(request), request.params.id, changeContext(request)),
+  );
+
+  app.get(
+    '/page',
+    {
+      config: { operation: 'getPageBySlug', permission: 'page.read' },
+      schema: {
+        operationId: 'getPageBySlug',
+        summary:
+          'Read a page by slugs: version_id or version_slug, documentation_id or documentation_slug, and page_slug',
+        tags: ['pages'],
+        querystring: PageBySlugQuery,
+        response: { 200: PageSchema, ...errorResponses(404) },
+      },
+    },
+    (request) => pages.getBySlugs(actorOf(request), request.query),
+  );
+
+  app.get(
+    '/page/:id',
+    {
+      config: { operation: 'readPage', permission: 'page.read' },
+      schema: {
+        operationId: 'readPage',
+        summary: 'Read a page, its contents in the chosen format',
+        tags: ['pages'],
+        params: IdParam('id', 'Page ID'),
+        querystring: PageFormatQuery,
+        response: { 200: PageSchema, ...errorResponses(404) },
+      },
+    },
+    (request) => pages.get(actorOf(request), request.params.id, request.query.format ?? 'darkdown'),
+  );
+};

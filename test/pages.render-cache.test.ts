@@ -1,0 +1,169 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { PageReads } from '../src/modules/pages/pages.fast-reads.ts';
+import { LruCache } from '../src/modules/pages/render-cache.ts';
+import { createDocumentation, createWorld } from './helpers/factories.ts';
+import { buildTestApp, client, type TestApp } from './helpers/test-app.ts';
+
+let t: TestApp;
+beforeEach(async () => {
+  t = await buildTestApp();
+});
+afterEach(async () => {
+  await t.close();
+});
+
+async function world() {
+  const w = await createWorld(t.deps);
+  const api = client(t.app, w.key);
+  const reference = await createDocumentation(t.deps, w.version.id, {
+    title: 'Reference',
+    slug: 'reference',
+  });
+  const create = async (documentationId: number, title: string, content: string) => {
+    const res = await api.post(`/documentation/${documentationId}/page`, { title, content });
+    expect(res.statusCode).toBe(200);
+    return res.json<{ id: number; slug: string }>();
+  };
+  const target = await create(reference.id, 'Authentication', 'Keys.');
+  const page = await create(w.documentation.id, 'Linker', 'Read [auto$](/reference/authentication) first.');
+  const html = async (id: number) => {
+    const res = await api.get(`/page/${id}?format=html`);
+    expect(res.statusCode).toBe(200);
+    return res.json<{ contentDraft: string | null; contentPublished: string | null }>();
+  };
+  return { ...w, api, reference, target, page, create, html };
+}
+
+const renders = () => t.deps.pages.renderStats().renders;
+
+describe('rendered contents cache', () => {
+  it('renders a page once, then serves repeated reads without rendering', async () => {
+    const w = await world();
+    const before = renders();
+    const first = await w.html(w.page.id);
+    expect(first.contentDraft).toContain('>Authentication</a>');
+    expect(renders()).toBe(before + 1);
+    for (let i = 0; i < 5; i++) expect(await w.html(w.page.id)).toEqual(first);
+    expect(renders()).toBe(before + 1);
+    expect(t.deps.pages.renderStats().hits).toBeGreaterThanOrEqual(5);
+
+    await w.api.get(`/page/${w.page.id}?format=markdown`);
+    await w.api.get(`/page/${w.page.id}?format=markdown`);
+    expect(renders()).toBe(before + 2);
+  });
+
+  it('shows a renamed target page under its new title on the next read, then caches that', async () => {
+    const w = await world();
+    await w.html(w.page.id);
+    const before = renders();
+    const renamed = await w.api.put(`/page/${w.target.id}`, { title: 'Auth Basics', slug: 'authentication' });
+    expect(renamed.statusCode).toBe(200);
+    expect((await w.html(w.page.id)).contentDraft).toContain('>Auth Basics</a>');
+    await w.html(w.page.id);
+    expect(renders()).toBe(before + 1);
+
+    // A new slug leaves the link naming a page that no longer exists: the slug is shown.
+    await w.api.put(`/page/${w.target.id}`, { title: 'Signing In' });
+    expect((await w.html(w.page.id)).contentDraft).toContain('>authentication</a>');
+  });
+
+  it('renders again when the content or the project variables change, and shares identical contents', async () => {
+    const w = await world();
+    await w.html(w.page.id);
+    let count = renders();
+    await w.api.put(`/page/${w.page.id}`, { content: 'Hello %name%.' });
+    expect((await w.html(w.page.id)).contentDraft).toBe('<p>Hello %name%.</p>\n');
+    expect(renders()).toBe(++count);
+
+    await t.deps.database.db
+      .updateTable('projects')
+      .set({ variables: '{"name":"Ada"}' })
+      .where('id', '=', w.project.id)
+      .execute();
+    expect((await w.html(w.page.id)).contentDraft).toBe('<p>Hello Ada.</p>\n');
+    expect(renders()).toBe(++count);
+
+    const twin = await w.create(w.documentation.id, 'Twin', 'Hello %name%.');
+    expect((await w.html(twin.id)).contentDraft).toBe('<p>Hello Ada.</p>\n');
+    expect(renders()).toBe(count);
+  });
+
+  it('never renders for darkdown reads', async () => {
+    const w = await world();
+    const before = renders();
+    for (let i = 0; i < 3; i++) await w.api.get(`/page/${w.page.id}`);
+    expect(renders()).toBe(before);
+  });
+});
+
+describe('page reads on both paths', () => {
+  it('gives the same rows through prepared statements and through Kysely', async () => {
+    const w = await world();
+    const fast = new PageReads(t.deps.database.db, t.deps.database.sqlite);
+    const kysely = new PageReads(t.deps.database.db, null);
+    const view = await kysely.view(w.project.id, w.page.id);
+    expect(view).toMatchObject({
+      id: w.page.id,
+      documentation_slug: 'guides',
+      version_slug: 'v1',
+      variables: '{}',
+    });
+    expect(await fast.view(w.project.id, w.page.id)).toEqual(view);
+    expect(await fast.view(w.project.id + 1000, w.page.id)).toBeUndefined();
+    expect(await kysely.view(w.project.id + 1000, w.page.id)).toBeUndefined();
+    // Six keys: more than one batch of the prepared statement's slots.
+    const keys = [
+      'reference/nope',
+      'guides/authentication',
+      'nowhere/linker',
+      'reference/also-missing',
+      'guides/linker',
+      'reference/authentication',
+    ];
+    const titles = await kysely.linkTitles(w.version.id, keys);
+    const byKey = (rows: Array<{ documentation_slug: string; slug: string; title: string }>) =>
+      Object.fromEntries(rows.map((r) => [`${r.documentation_slug}/${r.slug}`, r.title]));
+    expect(byKey(titles)).toEqual({
+      'reference/authentication': 'Authentication',
+      'guides/linker': 'Linker',
+    });
+    expect(byKey(await fast.linkTitles(w.version.id, keys))).toEqual(byKey(titles));
+    expect(await fast.linkTitles(w.version.id + 1000, keys)).toEqual([]);
+  });
+
+  it('never sees the uncommitted writes of a transaction in progress', async () => {
+    const w = await world();
+    const reads = new PageReads(t.deps.database.db, t.deps.database.sqlite);
+    let pending: Promise<unknown> | undefined;
+    await t.deps.database.db
+      .transaction()
+      .execute(async (trx) => {
+        await trx.updateTable('pages').set({ title: 'Uncommitted' }).where('id', '=', w.page.id).execute();
+        pending = reads.view(w.project.id, w.page.id);
+        throw new Error('roll back');
+      })
+      .catch(() => undefined);
+    expect(await pending).toMatchObject({ title: 'Linker' });
+  });
+});
+
+describe('LruCache', () => {
+  it('evicts the least recently used entries beyond its entry and weight limits', () => {
+    const cache = new LruCache<string>(3, 100, (v) => v.length);
+    cache.set('a', 'x'.repeat(10));
+    cache.set('b', 'x'.repeat(10));
+    cache.set('c', 'x'.repeat(10));
+    expect(cache.get('a')).toBeDefined();
+    cache.set('d', 'x'.repeat(10));
+    expect(cache.get('b')).toBeUndefined();
+    expect(cache.size).toBe(3);
+    cache.set('e', 'x'.repeat(80));
+    expect(cache.get('e')).toBeDefined();
+    expect(cache.get('a')).toBeUndefined();
+    expect(cache.get('c')).toBeUndefined();
+    expect(cache.get('d')).toBeDefined();
+    cache.set('huge', 'x'.repeat(200));
+    expect(cache.get('huge')).toBeUndefined();
+    expect(cache.size).toBe(2);
+  });
+});
