@@ -45,7 +45,6 @@ describe('rendered contents cache', () => {
     expect(renders()).toBe(before + 1);
     for (let i = 0; i < 5; i++) expect(await w.html(w.page.id)).toEqual(first);
     expect(renders()).toBe(before + 1);
-    expect(t.deps.pages.renderStats().hits).toBeGreaterThanOrEqual(5);
 
     await w.api.get(`/page/${w.page.id}?format=markdown`);
     await w.api.get(`/page/${w.page.id}?format=markdown`);

@@ -8,6 +8,7 @@ import { assertVersionInScope, type Actor } from '../keys/actor.ts';
 import type { VersionRow } from '../versions/versions.repository.ts';
 import type { VersionSelector, VersionsService } from '../versions/versions.service.ts';
 import type { PageReads } from './pages.fast-reads.ts';
+import type { PageResponseCache } from './page-responses.ts';
 import { presentPage, type Page } from './pages.presenter.ts';
 import type { PageRenderer } from './pages.renderer.ts';
 import { pagesRepository as repo, type PageView } from './pages.repository.ts';
@@ -23,13 +24,25 @@ export class PageReader {
     private readonly renderer: PageRenderer,
     private readonly versions: VersionsService,
     private readonly documentation: DocumentationService,
+    private readonly responses: PageResponseCache,
   ) {}
 
-  async get(actor: Actor, id: number, format: PageFormat): Promise<Page> {
+  /** The page as its serialised JSON answer, served from the response cache when still current. */
+  async getJson(actor: Actor, id: number, format: PageFormat): Promise<string> {
+    const key = `${id}:${format}`;
+    const stamp = this.responses.stamp();
+    const cached = stamp === null ? undefined : this.responses.get(key, stamp, actor.project.id);
+    if (cached) {
+      assertVersionInScope(actor, cached.versionId);
+      return cached.body;
+    }
     const view = await this.reads.view(actor.project.id, id);
     if (!view) throw new NotFoundError(`Page ${id} not found.`);
     assertVersionInScope(actor, view.version_id);
-    return this.present(view, format);
+    const body = JSON.stringify(await this.present(view, format));
+    if (stamp !== null)
+      this.responses.set(key, stamp, { projectId: actor.project.id, versionId: view.version_id, body });
+    return body;
   }
 
   /**

@@ -87,6 +87,15 @@ export const pagesRoutes: FastifyPluginAsyncTypebox<{ pages: PagesService }> = a
         response: { 200: PageSchema, ...errorResponses(404) },
       },
     },
-    (request) => pages.get(actorOf(request), request.params.id, request.query.format ?? 'darkdown'),
+    async (request, reply) => {
+      const body = await pages.getJson(
+        actorOf(request),
+        request.params.id,
+        request.query.format ?? 'darkdown',
+      );
+      // Already serialised (and possibly cached as such): Fastify sends a string as it is, and the
+      // 200 schema still documents its shape.
+      return reply.type('application/json; charset=utf-8').send(body as never);
+    },
   );
 };

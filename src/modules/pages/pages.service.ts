@@ -15,6 +15,7 @@ import type { VersionsService } from '../versions/versions.service.ts';
 import { PageReads } from './pages.fast-reads.ts';
 import { presentPage, type Page } from './pages.presenter.ts';
 import { PageReader } from './pages.reader.ts';
+import { PageResponseCache } from './page-responses.ts';
 import { PageRenderer, type RenderCacheOptions, type RenderStats } from './pages.renderer.ts';
 import { pagesRepository as repo, type PageView } from './pages.repository.ts';
 import type { PageBySlugInput, PageCreateInput, PageFormat, PageUpdateInput } from './pages.schemas.ts';
@@ -42,11 +43,19 @@ export class PagesService {
     this.dialect = database.dialect;
     const reads = new PageReads(database.db, database.sqlite);
     this.renderer = new PageRenderer(reads, renderCache);
-    this.reader = new PageReader(database.db, reads, this.renderer, versions, documentation);
+    this.reader = new PageReader(
+      database.db,
+      reads,
+      this.renderer,
+      versions,
+      documentation,
+      new PageResponseCache(() => database.changeStamp()),
+    );
   }
 
-  get(actor: Actor, id: number, format: PageFormat): Promise<Page> {
-    return this.reader.get(actor, id, format);
+  /** `GET /page/{id}`: the serialised answer, so a cached one is sent as it is. */
+  getJson(actor: Actor, id: number, format: PageFormat): Promise<string> {
+    return this.reader.getJson(actor, id, format);
   }
 
   getBySlugs(actor: Actor, query: PageBySlugInput): Promise<Page> {

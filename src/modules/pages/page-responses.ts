@@ -1,0 +1,43 @@
+import { LruCache } from './render-cache.ts';
+
+interface CachedResponse {
+  /** the database change stamp the body was made under */
+  stamp: string;
+  projectId: number;
+  versionId: number;
+  body: string;
+}
+
+/**
+ * Serialised `GET /page/{id}` answers, kept while the database has not changed since they were
+ * made. Reads of an unchanged page then cost a map lookup: no query, no link-title lookup, no
+ * serialisation. Any write through this process, or a commit by another connection to the same
+ * SQLite file, changes the stamp and retires every entry; where no cheap stamp exists (PostgreSQL)
+ * nothing is cached. The key's project and version scope are checked on every hit.
+ */
+export class PageResponseCache {
+  private readonly cache: LruCache<CachedResponse>;
+
+  constructor(
+    private readonly changeStamp: () => string | null,
+    maxEntries = 20_000,
+    maxChars = 64 * 1024 * 1024,
+  ) {
+    this.cache = new LruCache(maxEntries, maxChars, (entry) => entry.body.length);
+  }
+
+  /** The stamp to make an answer under, or null when answers cannot be cached now. */
+  stamp(): string | null {
+    return this.changeStamp();
+  }
+
+  get(key: string, stamp: string, projectId: number): CachedResponse | undefined {
+    const entry = this.cache.get(key);
+    return entry !== undefined && entry.stamp === stamp && entry.projectId === projectId ? entry : undefined;
+  }
+
+  /** Kept only if nothing changed while the answer was being made. */
+  set(key: string, stamp: string, entry: Omit<CachedResponse, 'stamp'>): void {
+    if (this.changeStamp() === stamp) this.cache.set(key, { ...entry, stamp });
+  }
+}
