@@ -112,14 +112,43 @@ describe('health and description', () => {
   it('serves its own OpenAPI description without a key, generated from the routes', async () => {
     const res = await client(t.app).get('/openapi.json');
     expect(res.statusCode).toBe(200);
-    const doc = res.json<{
-      openapi: string;
-      paths: Record<string, Record<string, { operationId?: string }>>;
-    }>();
+    type Operation = { operationId?: string; responses?: Record<string, unknown> };
+    const doc = res.json<{ openapi: string; paths: Record<string, Record<string, Operation>> }>();
     expect(doc.openapi).toMatch(/^3\./);
-    expect(doc.paths['/version']?.get?.operationId).toBe('listVersions');
-    expect(doc.paths['/version/{id}']?.put?.operationId).toBe('updateVersion');
-    expect(doc.paths['/version/{versionId}/documentation']?.get?.operationId).toBe('listDocumentation');
-    expect(doc.paths['/users']?.get?.operationId).toBe('listUsers');
+    const operations = Object.entries(doc.paths).flatMap(([path, methods]) =>
+      Object.entries(methods).map(([method, op]) => ({
+        id: `${method.toUpperCase()} ${path} ${op.operationId}`,
+        op,
+      })),
+    );
+    expect(operations.map((o) => o.id).sort()).toEqual(
+      [
+        'GET /all listAll',
+        'GET /page getPageBySlug',
+        'GET /page/{id} readPage',
+        'GET /reader-access listReaderAccess',
+        'GET /reference/{id}/definition readReferenceDefinition',
+        'GET /users listUsers',
+        'GET /version listVersions',
+        'GET /version/{versionId}/documentation listDocumentation',
+        'PATCH /reader-access revokeReaderAccess',
+        'POST /documentation/{id}/page createPage',
+        'POST /reader-access grantReaderAccess',
+        'POST /version/{versionId}/reference uploadReference',
+        'PUT /page/{id} updatePage',
+        'PUT /page/{id}/publish publishPage',
+        'PUT /reference/{id}/publish publishReference',
+        'PUT /version/{id} updateVersion',
+      ].sort(),
+    );
+    // Every operation documents its success and the statuses every operation can give.
+    for (const { id, op } of operations) {
+      const statuses = Object.keys(op.responses ?? {});
+      expect(
+        statuses.some((s) => s.startsWith('2')),
+        id,
+      ).toBe(true);
+      expect(statuses, id).toEqual(expect.arrayContaining(['400', '403', '429']));
+    }
   });
 });
