@@ -4,8 +4,9 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Ajv } from 'ajv';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
+import type { Config } from './config.ts';
 import type { Deps } from './deps.ts';
-import { registerErrorHandling } from './http/error-handler.ts';
+import { registerErrorHandling, sendError } from './http/error-handler.ts';
 import { registerPipeline, registerPreflight } from './http/pipeline.ts';
 import { allRoutes } from './modules/all/all.routes.ts';
 import { documentationRoutes } from './modules/documentation/documentation.routes.ts';
@@ -35,6 +36,14 @@ function validatorCompilers() {
     (httpPart === 'body' ? strict : coercing).compile(schema);
 }
 
+/** A hop count trusts that many proxies nearest to us; Fastify's types want it as a function. */
+function trustProxyOption(
+  trust: Config['trustProxy'],
+): boolean | string[] | ((addr: string, hop: number) => boolean) {
+  if (typeof trust === 'number') return (_addr, hop) => hop < trust;
+  return typeof trust === 'boolean' ? trust : [...trust];
+}
+
 export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     logger: options.logger ?? { level: deps.config.logLevel },
@@ -45,6 +54,13 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     },
     routerOptions: { ignoreTrailingSlash: true },
     return503OnClosing: true,
+    trustProxy: trustProxyOption(deps.config.trustProxy),
+    // Errors Fastify raises before routing (a malformed URL) get the same body and request id.
+    frameworkErrors: (error, request, reply) => {
+      reply.header('x-request-id', request.id);
+      const status = typeof error.statusCode === 'number' && error.statusCode < 500 ? error.statusCode : 400;
+      sendError(reply, status, error.code === 'FST_ERR_BAD_URL' ? 'Malformed URL.' : error.message);
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompilers());

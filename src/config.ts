@@ -15,6 +15,12 @@ export interface Config {
   readonly bootstrap: boolean;
   readonly bootstrapKey: string | null;
   readonly logLevel: LogLevel;
+  /**
+   * Whom to believe about the client address (X-Forwarded-For): false (nobody), true (any proxy),
+   * a hop count, or proxy addresses / CIDR ranges. Rate limits on failed authentication and the
+   * audit log's ipAddress depend on it behind a load balancer.
+   */
+  readonly trustProxy: boolean | number | readonly string[];
 }
 
 export class ConfigError extends Error {
@@ -98,6 +104,24 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got '${String(logLevel)}')`);
   }
 
+  let trustProxy: boolean | number | string[] = false;
+  const rawTrust = get('TRUST_PROXY');
+  if (rawTrust !== undefined) {
+    if (rawTrust === 'true' || rawTrust === 'false') trustProxy = rawTrust === 'true';
+    else if (/^\d{1,2}$/.test(rawTrust)) trustProxy = Number(rawTrust);
+    else {
+      trustProxy = rawTrust
+        .split(',')
+        .map((a) => a.trim())
+        .filter(Boolean);
+      if (!trustProxy.every((a) => /^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(a))) {
+        problems.push(
+          `TRUST_PROXY must be true, false, a hop count, or proxy addresses/CIDRs (got '${rawTrust}')`,
+        );
+      }
+    }
+  }
+
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze({
     host,
@@ -109,5 +133,6 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     bootstrap,
     bootstrapKey,
     logLevel,
+    trustProxy: Array.isArray(trustProxy) ? Object.freeze(trustProxy) : trustProxy,
   });
 }

@@ -68,16 +68,50 @@ describe('API keys', () => {
     expect(res.statusCode).toBe(404);
   });
 
-  it('rate limits repeated failed authentication per client address', async () => {
+  it('rate limits repeated failed authentication per client address, never a valid key', async () => {
     const w = await createWorld(t.deps);
-    let last = 0;
-    for (let i = 0; i < 31; i++) last = (await client(t.app, `qk_wrong-${i}`).get('/version')).statusCode;
-    expect(last).toBe(429);
-    const res = await client(t.app, w.key).get('/version');
-    expect(res.statusCode).toBe(429);
-    expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
-    t.clock.advance(5 * 60_000);
+    const statuses: number[] = [];
+    for (let i = 0; i < 31; i++)
+      statuses.push((await client(t.app, `qk_wrong-${i}`).get('/version')).statusCode);
+    expect(statuses.slice(0, 30).every((s) => s === 403)).toBe(true);
+    expect(statuses[30]).toBe(429);
+    const limited = await client(t.app).get('/version');
+    expect(limited.statusCode).toBe(429);
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
     expect((await client(t.app, w.key).get('/version')).statusCode).toBe(200);
+    const elsewhere = await client(t.app, 'qk_wrong').get('/version', { remoteAddress: '10.9.8.7' });
+    expect(elsewhere.statusCode).toBe(403);
+    t.clock.advance(5 * 60_000);
+    expect((await client(t.app, 'qk_wrong-again').get('/version')).statusCode).toBe(403);
+  });
+
+  it('behind a trusted proxy, counts failures per forwarded client address', async () => {
+    const proxied = await buildTestApp({ env: { TRUST_PROXY: 'true' } });
+    try {
+      const from = (ip: string) => ({ headers: { 'x-forwarded-for': ip } });
+      let last = 0;
+      for (let i = 0; i < 31; i++)
+        last = (await client(proxied.app, 'qk_bad').get('/version', from('1.2.3.4'))).statusCode;
+      expect(last).toBe(429);
+      expect((await client(proxied.app, 'qk_bad').get('/version', from('5.6.7.8'))).statusCode).toBe(403);
+    } finally {
+      await proxied.close();
+    }
+  });
+
+  it('refuses NUL characters in query strings and bodies with a 400 naming the field', async () => {
+    const w = await createWorld(t.deps);
+    const api = client(t.app, w.key);
+    const body = await api.put(`/version/${w.version.id}`, { name: 'v\u0000' });
+    expect(body.statusCode).toBe(400);
+    expect(expectErrorShape(body).details).toEqual([
+      { field: 'body.name', message: 'must not contain NUL characters' },
+    ]);
+    const query = await api.get('/page?version_slug=v%00&documentation_slug=guides&page_slug=x');
+    expect(query.statusCode).toBe(400);
+    expect(expectErrorShape(query).details).toEqual([
+      { field: 'query.version_slug', message: 'must not contain NUL characters' },
+    ]);
   });
 });
 

@@ -13,6 +13,7 @@ describe('configuration', () => {
       bootstrap: true,
       bootstrapKey: null,
       logLevel: 'info',
+      trustProxy: false,
     });
   });
 
@@ -27,6 +28,7 @@ describe('configuration', () => {
       QUIRE_BOOTSTRAP: 'false',
       QUIRE_BOOTSTRAP_KEY: `qk_${'a'.repeat(40)}`,
       LOG_LEVEL: 'debug',
+      TRUST_PROXY: '10.0.0.0/8, 192.168.1.1',
     });
     expect(config).toMatchObject({
       host: '127.0.0.1',
@@ -35,7 +37,10 @@ describe('configuration', () => {
       corsOrigins: ['https://docs.acme.io', 'https://acme.io'],
       bootstrap: false,
       logLevel: 'debug',
+      trustProxy: ['10.0.0.0/8', '192.168.1.1'],
     });
+    expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
     expect(Object.isFrozen(config)).toBe(true);
   });
 
@@ -51,13 +56,14 @@ describe('configuration', () => {
         QUIRE_BOOTSTRAP: 'maybe',
         QUIRE_BOOTSTRAP_KEY: 'short',
         LOG_LEVEL: 'loud',
+        TRUST_PROXY: 'the load balancer',
       });
     } catch (e) {
       error = e;
     }
     expect(error).toBeInstanceOf(ConfigError);
     const problems = (error as ConfigError).problems;
-    expect(problems).toHaveLength(8);
+    expect(problems).toHaveLength(9);
     for (const name of [
       'PORT',
       'DATABASE_URL',

@@ -32,6 +32,24 @@ describe('error responses', () => {
     ]);
   });
 
+  it('answers a malformed URL with 400, the error body and a request id', async () => {
+    const res = await client(t.app).get('/page/%ZZ');
+    expect(res.statusCode).toBe(400);
+    expect(expectErrorShape(res).message).toBe('Malformed URL.');
+    expect(res.headers['x-request-id']).toBeDefined();
+  });
+
+  it('refuses JSON naming __proto__ for what it is', async () => {
+    const w = await createWorld(t.deps);
+    const res = await client(t.app, w.key).put(`/version/${w.version.id}`, '{"__proto__":{"name":"x"}}', {
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(res.statusCode).toBe(400);
+    expect(expectErrorShape(res).details).toEqual([
+      { field: 'body', message: "must not use the property names '__proto__' or 'constructor'" },
+    ]);
+  });
+
   it('answers malformed JSON with 400', async () => {
     const w = await createWorld(t.deps);
     const res = await client(t.app, w.key).put(`/version/${w.version.id}`, '{"name": ', {

@@ -116,6 +116,15 @@ describe('PUT /page/{id}', () => {
     expect(res.json()).toMatchObject({ slug: 'faq-2', contentDraft: 'y' });
   });
 
+  it('keeps a hand-picked slug when the same title is sent again', async () => {
+    const w = await world();
+    const id = await w.create('Foo', 'x', 'custom');
+    const res = await w.api.put(`/page/${id}`, { title: 'Foo', content: 'y' });
+    expect(res.json()).toMatchObject({ slug: 'custom', path: 'v1/guides/custom', contentDraft: 'y' });
+    const renamed = await w.api.put(`/page/${id}`, { title: 'Bar' });
+    expect(renamed.json()).toMatchObject({ slug: 'bar' });
+  });
+
   it('answers 409 for a slug of another page of the section; its own slug is no conflict', async () => {
     const w = await world();
     await w.create('Taken', 'x', 'taken');

@@ -142,6 +142,13 @@ describe('invalid definitions: what is wrong and where', () => {
     const empty = await rejected(titled(' '));
     expect(empty.details).toEqual([{ field: 'file#/info/title', message: 'must not be empty' }]);
     expect((await rejected(titled('t'.repeat(201)))).message).toMatch(/at most 200 characters/);
+    // Escaped in JSON, or written with YAML's escape, a NUL in the title is still refused.
+    expect((await rejected(titled('Pets\u0000'))).details).toEqual([
+      { field: 'file#/info/title', message: 'must not contain NUL characters' },
+    ]);
+    expect(
+      (await rejected('openapi: 3.0.3\ninfo: {title: "Pets\\0", version: "1"}\npaths: {}\n')).details,
+    ).toEqual([{ field: 'file#/info/title', message: 'must not contain NUL characters' }]);
   });
 });
 

@@ -94,12 +94,13 @@ export function registerErrorHandling(app: FastifyInstance): void {
       case 'FST_ERR_CTP_BODY_TOO_LARGE':
         return sendError(reply, 413, 'Request body is too large.');
       case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
         return sendError(
           reply,
           415,
           `Unsupported content-type '${request.headers['content-type'] ?? ''}'. Supported content-type is 'application/json'.`,
         );
+      case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+        return sendError(reply, 400, 'Request body length does not match Content-Length.');
       default:
         break;
     }

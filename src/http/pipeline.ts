@@ -1,7 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
-import { ForbiddenError, TooManyRequestsError, UnsupportedMediaTypeError } from '../errors.ts';
+import {
+  ForbiddenError,
+  InvalidFieldError,
+  TooManyRequestsError,
+  UnsupportedMediaTypeError,
+} from '../errors.ts';
 import type { Actor } from '../modules/keys/actor.ts';
 import type { KeysService } from '../modules/keys/keys.service.ts';
 import type { CounterStore } from '../ratelimit/counter-store.ts';
@@ -53,6 +58,14 @@ export function registerPipeline(app: FastifyInstance, deps: PipelineDeps): void
     }
   });
 
+  // PostgreSQL text cannot hold NUL; refusing it everywhere keeps both databases answering alike.
+  app.addHook('preValidation', async (request) => {
+    if (request.routeOptions.config.operation === undefined) return;
+    const inQuery = nulPath(request.query, 'query');
+    const found = inQuery ?? nulPath(request.body, 'body');
+    if (found !== null) throw new InvalidFieldError(found, 'must not contain NUL characters');
+  });
+
   // Fastify parses text/plain by default; here every type but JSON goes to the catch-all below.
   app.removeContentTypeParser('text/plain');
   // Only operations that read a JSON body accept one; operations without a body accept an empty
@@ -74,33 +87,42 @@ export function registerPipeline(app: FastifyInstance, deps: PipelineDeps): void
       done(null, undefined);
       return;
     }
-    void defaultJson(request, body as string, done);
+    void defaultJson(request, body as string, (error, value) => {
+      // Fastify refuses valid JSON that names __proto__ or constructor.prototype with the same error
+      // as broken JSON; plain JSON.parse tells the two apart, on the error path only.
+      if (error && parsesAsJson(body as string)) {
+        done(
+          new InvalidFieldError('body', "must not use the property names '__proto__' or 'constructor'"),
+          undefined,
+        );
+        return;
+      }
+      done(error, value);
+    });
   });
 }
 
+/**
+ * Failed attempts are counted per client address, and once too many have failed, further failures
+ * answer 429 instead of 403. A valid key is always served: the limit slows guessing without letting
+ * one client's mistakes lock out everybody behind the same address.
+ */
 async function authenticate(request: FastifyRequest, deps: PipelineDeps): Promise<Actor> {
+  const header = request.headers['x-api-key'];
+  const key = (Array.isArray(header) ? header[0] : header)?.trim();
+  const actor = key ? await deps.keys.resolve(key) : null;
+  if (actor) return actor;
+
   const clientKey = `auth-failures:${request.ip}`;
   const now = deps.clock.now();
-  const failures = await deps.counters.peek(clientKey, AUTH_FAILURES.windowMs, now);
-  const failureLimit = scaledLimit(AUTH_FAILURES.limit, deps.config.rateLimitScale);
-  if (failures.count >= failureLimit) {
+  const failures = await deps.counters.increment(clientKey, AUTH_FAILURES.windowMs, now);
+  if (failures.count > scaledLimit(AUTH_FAILURES.limit, deps.config.rateLimitScale)) {
     throw new TooManyRequestsError(
       'Too many failed authentication attempts from this address. Try again later.',
       Math.max(1, Math.ceil((failures.resetAt - now) / 1000)),
     );
   }
-  const header = request.headers['x-api-key'];
-  const key = Array.isArray(header) ? header[0] : header;
-  if (key === undefined || key.trim() === '') {
-    await deps.counters.increment(clientKey, AUTH_FAILURES.windowMs, now);
-    throw new ForbiddenError('No API Key was provided.');
-  }
-  const actor = await deps.keys.resolve(key.trim());
-  if (!actor) {
-    await deps.counters.increment(clientKey, AUTH_FAILURES.windowMs, now);
-    throw new ForbiddenError('API Key is invalid.');
-  }
-  return actor;
+  throw new ForbiddenError(key ? 'API Key is invalid.' : 'No API Key was provided.');
 }
 
 function setRateLimitHeaders(
@@ -120,6 +142,34 @@ function setRateLimitHeaders(
   reply.header('x-ratelimit-reset', String(Math.floor(resetAt / 1000)));
   reply.header('ratelimit-policy', `"${operation}";q=${limit};w=${windowMs / 1000}`);
   reply.header('ratelimit', `"${operation}";r=${limit - consumed};t=${secondsLeft}`);
+}
+
+function parsesAsJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The path of the first string holding a NUL character, or null. */
+function nulPath(value: unknown, path: string): string | null {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = nulPath(value[i], `${path}.${i}`);
+      if (found !== null) return found;
+    }
+    return null;
+  }
+  if (typeof value === 'object' && value !== null && !Buffer.isBuffer(value)) {
+    for (const [name, inner] of Object.entries(value)) {
+      const found = name.includes('\u0000') ? `${path}.${name}` : nulPath(inner, `${path}.${name}`);
+      if (found !== null) return found;
+    }
+  }
+  return null;
 }
 
 /** Preflights: CORS headers only for cross-origin operations; every other preflight is refused. */

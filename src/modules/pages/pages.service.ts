@@ -219,6 +219,9 @@ export class PagesService {
    * keeps its slug.
    */
   private async regeneratedSlug(db: Executor, page: PageView, title: string): Promise<string> {
+    // An unchanged title keeps the slug, even one picked by hand: a client that always sends the
+    // title must not move the page.
+    if (title === page.title) return page.slug;
     const base = slugify(title, 'page');
     const family = new RegExp(`^${base}(-([2-9]|[1-9][0-9]+))?$`);
     if (family.test(page.slug)) return page.slug;

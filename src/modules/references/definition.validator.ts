@@ -57,6 +57,11 @@ export async function validateDefinition(parsed: ParsedDefinition): Promise<{ ti
       { field: 'file#/info/title', message: 'must not be empty' },
     ]);
   }
+  if (title.includes('\u0000')) {
+    throw new BadRequestError(`Invalid ${label} definition: info.title must not contain NUL characters.`, [
+      { field: 'file#/info/title', message: 'must not contain NUL characters' },
+    ]);
+  }
   if (title.length > MAX_TITLE_LENGTH) {
     throw new BadRequestError(
       `Invalid ${label} definition: info.title must be at most ${MAX_TITLE_LENGTH} characters.`,
