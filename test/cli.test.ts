@@ -180,6 +180,10 @@ describe('bin/quire admin commands', () => {
       ['user', 'create', '--project', '1', '--name', 'A', '--email', 'not-an-email', '--role', 'ADMIN'],
       ['project', 'create', '--name', 'X', '--unknown-flag'],
       ['frobnicate'],
+      [],
+      ['project', 'create', '--name', '   '],
+      ['project', 'create', '--name', 'X', '--plan', 'gold\nplatinum'],
+      ['version', 'create', '--project', '1', '--name', 'v', '--slug', 'Bad Slug'],
     ];
     for (const argv of cases) {
       const res = await quire(...argv);
@@ -187,6 +191,20 @@ describe('bin/quire admin commands', () => {
       expect(res.stdout, argv.join(' ')).toBe('');
       expect(res.stderr.trim().split('\n'), argv.join(' ')).toHaveLength(1);
     }
+  });
+
+  it('lists its commands as one JSON object on request', async () => {
+    const help = await quire('help');
+    expect(help.code).toBe(0);
+    expect(help.stdout.trim().split('\n')).toHaveLength(1);
+    expect((help.json as { usage: string[] }).usage).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^key revoke ID$/)]),
+    );
+  });
+
+  it('names a field problem once', async () => {
+    const res = await quire('project', 'create', '--name', ' ');
+    expect(res.stderr).toBe('quire: name must not be blank\n');
   });
 
   it('refuses a second user with the same e-mail and an explicit slug that is taken', async () => {

@@ -88,6 +88,11 @@ describe('POST /reader-access', () => {
       'body.expiresAt',
     ],
     ['an expiresAt that is no date', { email: 'a@example.com', expiresAt: 'tomorrow' }, 'body.expiresAt'],
+    [
+      'an expiresAt past the year 9999 in UTC',
+      { email: 'a@example.com', expiresAt: '9999-12-31T23:59:59-23:59' },
+      'body.expiresAt',
+    ],
     ['an expiresAt as a number', { email: 'a@example.com', expiresAt: 1893456000 }, 'body.expiresAt'],
     [
       'an expiresAt in the past',

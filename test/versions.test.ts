@@ -95,8 +95,23 @@ describe('PUT /version/{id}', () => {
     const taken = await api.put(`/version/${w.version.id}`, { slug: other.slug });
     expect(taken.statusCode).toBe(409);
     expect((await api.put('/version/999999', { name: 'x' })).statusCode).toBe(404);
+    const blank = await api.put(`/version/${w.version.id}`, { name: '   ' });
+    expect(expectErrorShape(blank).details).toEqual([{ field: 'body.name', message: 'must not be blank' }]);
+    const reserved = await api.put(`/version/${w.version.id}`, { slug: 'latest' });
+    expect(reserved.statusCode).toBe(400);
+    expect(expectErrorShape(reserved).details).toEqual([
+      { field: 'body.slug', message: "must not be 'latest': it names the default version" },
+    ]);
     const foreign = await createWorld(t.deps);
     expect((await api.put(`/version/${foreign.version.id}`, { name: 'x' })).statusCode).toBe(404);
+  });
+});
+
+describe('version slugs', () => {
+  it("never generates the reserved slug 'latest'", async () => {
+    const w = await createWorld(t.deps);
+    const latest = await createVersion(t.deps, w.project.id, { name: 'Latest' });
+    expect(latest.slug).toBe('latest-2');
   });
 });
 

@@ -31,8 +31,12 @@ export async function runCli(argv: string[], io: CliIo, deps?: Deps): Promise<nu
   const [group, action, ...rest] = argv;
   const name = `${group ?? ''} ${action ?? ''}`;
   const command = COMMANDS[name];
-  if (group === undefined || group === 'help' || group === '--help') {
-    io.stderr(`${USAGE}\n`);
+  if (group === 'help' || group === '--help') {
+    io.stdout(`${JSON.stringify({ usage: USAGE.split('\n').map((line) => line.trim()) })}\n`);
+    return 0;
+  }
+  if (group === undefined) {
+    io.stderr("quire: no command given (run 'quire help' for the list)\n");
     return 2;
   }
   if (group !== 'migrate' && !command) {
@@ -65,12 +69,25 @@ export async function runCli(argv: string[], io: CliIo, deps?: Deps): Promise<nu
 }
 
 function describe(error: unknown): string {
+  return oneLine(message(error));
+}
+
+function message(error: unknown): string {
   if (error instanceof ConfigError) return error.problems.join('; ');
-  if (error instanceof AppError && error.details?.length) {
-    return `${error.message} (${error.details.map((d) => `${d.field} ${d.message}`).join('; ')})`;
+  if (error instanceof AppError) {
+    const extra = (error.details ?? [])
+      .map((d) => `${d.field} ${d.message}`)
+      .filter((detail) => !error.message.includes(detail));
+    return extra.length ? `${error.message} (${extra.join('; ')})` : error.message;
   }
-  if (error instanceof AppError || error instanceof UsageError) return error.message;
+  if (error instanceof UsageError) return error.message;
   return error instanceof Error ? `unexpected error: ${error.message}` : String(error);
+}
+
+/** Error output is one line whatever the input echoed in it: control characters are escaped. */
+function oneLine(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u001f\u007f]/g, (c) => JSON.stringify(c).slice(1, -1));
 }
 
 export async function main(argv: string[]): Promise<void> {

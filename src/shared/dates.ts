@@ -47,12 +47,21 @@ export function parseApiDate(field: string, raw: string): number {
   ) {
     throw new InvalidFieldError(field, 'is not a valid calendar date and time');
   }
-  if (offset === 'Z') return base;
-  const sign = offset.startsWith('-') ? -1 : 1;
-  const digits = offset.slice(1).replace(':', '');
-  const minutes = Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2));
-  if (Number(digits.slice(2)) > 59 || Number(digits.slice(0, 2)) > 23) {
-    throw new InvalidFieldError(field, 'has an invalid UTC offset');
+  let instant = base;
+  if (offset !== 'Z') {
+    const sign = offset.startsWith('-') ? -1 : 1;
+    const digits = offset.slice(1).replace(':', '');
+    if (Number(digits.slice(2)) > 59 || Number(digits.slice(0, 2)) > 23) {
+      throw new InvalidFieldError(field, 'has an invalid UTC offset');
+    }
+    instant = base - sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2))) * 60_000;
   }
-  return base - sign * minutes * 60_000;
+  // Stored dates are four-digit-year text; an instant outside those years would not sort or print.
+  if (instant < EARLIEST || instant > LATEST) {
+    throw new InvalidFieldError(field, 'must lie between the years 1000 and 9999 in UTC');
+  }
+  return instant;
 }
+
+const EARLIEST = Date.UTC(1000, 0, 1);
+const LATEST = Date.UTC(9999, 11, 31, 23, 59, 59);

@@ -9,6 +9,16 @@ export function assertSlug(field: string, slug: string): void {
   }
 }
 
+/** `latest` names the default version wherever a version is named, so no version may take it. */
+export const RESERVED_VERSION_SLUGS: ReadonlySet<string> = new Set(['latest']);
+
+export function assertVersionSlug(field: string, slug: string): void {
+  assertSlug(field, slug);
+  if (RESERVED_VERSION_SLUGS.has(slug)) {
+    throw new InvalidFieldError(field, "must not be 'latest': it names the default version");
+  }
+}
+
 /** `Über uns` → `uber-uns`. Never empty: a title with nothing sluggable gives `page` (or the fallback). */
 export function slugify(title: string, fallback = 'untitled'): string {
   const folded = title

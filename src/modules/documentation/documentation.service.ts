@@ -17,6 +17,7 @@ import {
   type Documentation,
 } from './documentation.presenter.ts';
 import { documentationRepository as repo, type DocumentationRow } from './documentation.repository.ts';
+import { assertNotBlank } from '../../shared/text.ts';
 
 export interface DocumentationCreateInput {
   versionId: number;
@@ -49,6 +50,7 @@ export class DocumentationService {
   }
 
   async create(input: DocumentationCreateInput, ctx: ChangeContext): Promise<Documentation> {
+    assertNotBlank('title', input.title);
     if (input.slug !== undefined) assertSlug('slug', input.slug);
     return retryOnUniqueViolation(() =>
       this.db.transaction().execute(async (trx) => {
@@ -97,6 +99,7 @@ export class DocumentationService {
     input: { documentationId: number; title: string },
     ctx: ChangeContext,
   ): Promise<Category> {
+    assertNotBlank('title', input.title);
     return this.db.transaction().execute(async (trx) => {
       const section = await trx
         .selectFrom('documentation as d')

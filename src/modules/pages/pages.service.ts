@@ -19,6 +19,7 @@ import { PageResponseCache } from './page-responses.ts';
 import { PageRenderer, type RenderCacheOptions, type RenderStats } from './pages.renderer.ts';
 import { pagesRepository as repo, type PageView } from './pages.repository.ts';
 import type { PageBySlugInput, PageCreateInput, PageFormat, PageUpdateInput } from './pages.schemas.ts';
+import { assertNotBlank } from '../../shared/text.ts';
 
 export const CREATE_MESSAGE = 'Created using API';
 export const UPDATE_MESSAGE = 'Updated using API';
@@ -262,7 +263,7 @@ export class PagesService {
 }
 
 function assertTitle(title: string): void {
-  if (title.trim() === '') throw new InvalidFieldError('body.title', 'must not be blank');
+  assertNotBlank('body.title', title);
 }
 
 const foldCase = (text: string): string => text.normalize('NFC').trim().toLocaleLowerCase('und');

@@ -6,6 +6,7 @@ import { NotFoundError } from '../../errors.ts';
 import { formatApiDate, toStoredDate } from '../../shared/dates.ts';
 import type { AuditRecorder } from '../audit/audit.recorder.ts';
 import type { ChangeContext, ProjectSettings } from '../keys/actor.ts';
+import { assertNotBlank } from '../../shared/text.ts';
 
 export type Plan = ProjectsTable['plan'];
 export type AccessMode = ProjectsTable['access'];
@@ -35,6 +36,7 @@ export class ProjectsService {
   ) {}
 
   async create(input: ProjectInput, ctx: ChangeContext): Promise<ProjectRecord> {
+    assertNotBlank('name', input.name);
     const now = toStoredDate(this.clock.now());
     return this.db.transaction().execute(async (trx) => {
       const row = await trx
@@ -65,6 +67,7 @@ export class ProjectsService {
   }
 
   async update(id: number, input: Partial<ProjectInput>, ctx: ChangeContext): Promise<ProjectRecord> {
+    if (input.name !== undefined) assertNotBlank('name', input.name);
     const updated = await this.db.transaction().execute(async (trx) => {
       const before = await findRow(trx, id);
       if (!before) throw new NotFoundError(`Project ${id} not found.`);

@@ -7,6 +7,7 @@ import { formatApiDate, toStoredDate } from '../../shared/dates.ts';
 import { isEmail, normaliseEmail } from '../../shared/email.ts';
 import type { AuditRecorder } from '../audit/audit.recorder.ts';
 import type { ChangeContext } from '../keys/actor.ts';
+import { assertNotBlank } from '../../shared/text.ts';
 
 export type Role = UsersTable['role'];
 export const ROLES: readonly Role[] = ['ADMIN', 'PUBLISHER', 'WRITER', 'REVIEWER'];
@@ -40,6 +41,7 @@ export class UsersService {
     input: { projectId: number; name: string; email: string; role: Role },
     ctx: ChangeContext,
   ): Promise<User> {
+    assertNotBlank('name', input.name);
     if (!isEmail(input.email)) throw new InvalidFieldError('email', 'must be a valid e-mail address');
     if (!ROLES.includes(input.role))
       throw new InvalidFieldError('role', `must be one of ${ROLES.join(', ')}`);

@@ -6,11 +6,12 @@ import type { Database } from '../../db/schema.ts';
 import { BadRequestError, NotFoundError, UniqueViolationError } from '../../errors.ts';
 import { toStoredDate } from '../../shared/dates.ts';
 import { retryOnUniqueViolation, slugConflict } from '../../shared/retry.ts';
-import { assertSlug, firstFreeSlug, slugify } from '../../shared/slug.ts';
+import { assertVersionSlug, firstFreeSlug, RESERVED_VERSION_SLUGS, slugify } from '../../shared/slug.ts';
 import type { AuditRecorder } from '../audit/audit.recorder.ts';
 import { assertVersionInScope, canSeeVersion, type Actor, type ChangeContext } from '../keys/actor.ts';
 import { presentVersion, type Version } from './versions.presenter.ts';
 import { versionsRepository as repo, type VersionRow } from './versions.repository.ts';
+import { assertNotBlank } from '../../shared/text.ts';
 
 export interface VersionCreateInput {
   projectId: number;
@@ -61,7 +62,8 @@ export class VersionsService {
   }
 
   async create(input: VersionCreateInput, ctx: ChangeContext): Promise<Version> {
-    if (input.slug !== undefined) assertSlug('slug', input.slug);
+    assertNotBlank('name', input.name);
+    if (input.slug !== undefined) assertVersionSlug('slug', input.slug);
     return retryOnUniqueViolation(() =>
       this.db.transaction().execute(async (trx) => {
         const project = await trx
@@ -102,7 +104,8 @@ export class VersionsService {
         { field: 'body', message: 'must have at least one of name, slug, published' },
       ]);
     }
-    if (input.slug !== undefined) assertSlug('slug', input.slug);
+    if (input.name !== undefined) assertNotBlank('body.name', input.name);
+    if (input.slug !== undefined) assertVersionSlug('body.slug', input.slug);
     return this.db.transaction().execute(async (trx) => {
       const before = await this.resolve(trx, actor, { id });
       let row: VersionRow;
@@ -146,6 +149,8 @@ export class VersionsService {
       return explicit;
     }
     const base = slugify(name, 'version');
-    return firstFreeSlug(base, await repo.slugsStartingWith(db, projectId, base));
+    const taken = await repo.slugsStartingWith(db, projectId, base);
+    for (const reserved of RESERVED_VERSION_SLUGS) taken.add(reserved);
+    return firstFreeSlug(base, taken);
   }
 }
