@@ -6,6 +6,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import type { Config } from './config.ts';
 import type { Deps } from './deps.ts';
+import { documentResponseHeaders } from './http/documented-headers.ts';
 import { registerErrorHandling, sendError } from './http/error-handler.ts';
 import { registerPipeline, registerPreflight } from './http/pipeline.ts';
 import { allRoutes } from './modules/all/all.routes.ts';
@@ -102,6 +103,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   const crossOriginPaths = new Set<string>();
   app.addHook('onRoute', (route) => {
     if (route.config?.crossOrigin === true) crossOriginPaths.add(route.url);
+    documentResponseHeaders(route);
   });
 
   await app.register(

@@ -130,7 +130,10 @@ describe('health and description', () => {
   it('serves its own OpenAPI description without a key, generated from the routes', async () => {
     const res = await client(t.app).get('/openapi.json');
     expect(res.statusCode).toBe(200);
-    type Operation = { operationId?: string; responses?: Record<string, unknown> };
+    type Operation = {
+      operationId?: string;
+      responses?: Record<string, { description?: string; headers?: Record<string, unknown> }>;
+    };
     const doc = res.json<{ openapi: string; paths: Record<string, Record<string, Operation>> }>();
     expect(doc.openapi).toMatch(/^3\./);
     const operations = Object.entries(doc.paths).flatMap(([path, methods]) =>
@@ -167,6 +170,17 @@ describe('health and description', () => {
         id,
       ).toBe(true);
       expect(statuses, id).toEqual(expect.arrayContaining(['400', '403', '429']));
+      const success = Object.entries(op.responses ?? {}).find(([s]) => s.startsWith('2'))![1];
+      expect(Object.keys(success.headers ?? {}), id).toEqual(
+        expect.arrayContaining([
+          'X-RateLimit-Limit',
+          'X-RateLimit-Remaining',
+          'X-RateLimit-Reset',
+          'X-Request-Id',
+        ]),
+      );
+      expect(success.description, id).not.toBe('Default Response');
+      expect(Object.keys(op.responses?.['429']?.headers ?? {}), id).toContain('Retry-After');
     }
   });
 });

@@ -1,0 +1,35 @@
+import type { RouteOptions } from 'fastify';
+
+const integer = (description: string) => ({ type: 'integer', description });
+const text = (description: string) => ({ type: 'string', description });
+
+const REQUEST_ID = { 'X-Request-Id': text('Identifies the request in the logs') };
+const RATE_LIMIT = {
+  'X-RateLimit-Limit': integer('Requests permitted in the current window'),
+  'X-RateLimit-Remaining': integer('Requests consumed in the current window, this one included'),
+  'X-RateLimit-Reset': integer('Unix time (seconds) at which the window resets'),
+  'RateLimit-Policy': text('The limit and window of this operation (IETF form)'),
+  RateLimit: text('Requests remaining and seconds to reset (IETF form)'),
+};
+const RETRY_AFTER = { 'Retry-After': integer('Seconds to wait before trying again') };
+
+/**
+ * Adds the headers every API operation sends to the responses it documents, in one place rather
+ * than in every route, so the generated OpenAPI document cannot forget them.
+ */
+export function documentResponseHeaders(route: RouteOptions): void {
+  const response = route.schema?.response as Record<string, Record<string, unknown>> | undefined;
+  if (route.config?.operation === undefined || response === undefined) return;
+  for (const [status, schema] of Object.entries(response)) {
+    const success = status.startsWith('2');
+    response[status] = {
+      ...schema,
+      ...(success && schema.description === undefined ? { description: 'Success' } : {}),
+      headers: {
+        ...REQUEST_ID,
+        ...(success || status === '429' ? RATE_LIMIT : {}),
+        ...(status === '429' ? RETRY_AFTER : {}),
+      },
+    };
+  }
+}
