@@ -1,6 +1,7 @@
 import { codeFence, escapeHtml, escapeMarkdownText, markdownDestination, safeLinkTarget } from './escape.ts';
 import { codeLanguage, codeTitle, tableColumns, type CodeEntry, type Plugin } from './plugin-data.ts';
 import { videoPageUrl } from './video.ts';
+import { sanitizeHtmlOutput } from './sanitiser.ts';
 
 /** How a plugin converts the Darkdown and plain strings it holds; supplied by the markdown renderer. */
 export interface MarkdownNesting {
@@ -89,8 +90,9 @@ export function pluginToMarkdown(plugin: Plugin, n: MarkdownNesting): string {
       return `![${escapeMarkdownText(alt)}](${markdownDestination(safeImageUrl(n.asset(plugin.url)))})`;
     }
     case 'custom-html':
-      // One HTML block: a blank line would end it and let the rest be read as Markdown.
-      return plugin.contents
+      // Kept as an HTML block, sanitised like every HTML Quire returns (a Markdown reader may render
+      // it as it stands). One block: a blank line would end it and let the rest be read as Markdown.
+      return sanitizeHtmlOutput(plugin.contents)
         .split('\n')
         .filter((line) => line.trim() !== '')
         .join('\n');

@@ -56,6 +56,13 @@ describe('renderMarkdown: plugins', () => {
     expect(md).toBe('<div>\n<b>x</b>\n</div>\n');
   });
 
+  it('sanitises the custom HTML it keeps', () => {
+    const contents =
+      '<div onclick="alert(1)"><a href="javascript:alert(3)">x</a><script>alert(2)</script></div>';
+    const md = renderMarkdown(page(plugin('custom-html', { contents })));
+    expect(md).toBe('<div><a>x</a></div>\n');
+  });
+
   it('links to videos', () => {
     expect(renderMarkdown(page(plugin('video', { provider: 'youtube', videoId: 'abc' })))).toBe(
       '[Video](https://www.youtube.com/watch?v=abc)\n',
