@@ -59,11 +59,12 @@ export function registerPipeline(app: FastifyInstance, deps: PipelineDeps): void
   });
 
   // PostgreSQL text cannot hold NUL; refusing it everywhere keeps both databases answering alike.
-  app.addHook('preValidation', async (request) => {
-    if (request.routeOptions.config.operation === undefined) return;
-    const inQuery = nulPath(request.query, 'query');
-    const found = inQuery ?? nulPath(request.body, 'body');
-    if (found !== null) throw new InvalidFieldError(found, 'must not contain NUL characters');
+  app.addHook('preValidation', (request, _reply, done) => {
+    const found =
+      request.routeOptions.config.operation === undefined
+        ? null
+        : (nulPath(request.query, 'query') ?? nulPath(request.body, 'body'));
+    done(found === null ? undefined : new InvalidFieldError(found, 'must not contain NUL characters'));
   });
 
   // Fastify parses text/plain by default; here every type but JSON goes to the catch-all below.
