@@ -3,6 +3,7 @@ import type { DialectName } from '../../db/dialect.ts';
 import type { Executor } from '../../db/executor.ts';
 import type { CategoriesTable, DocumentationTable } from '../../db/schema.ts';
 import { mapUnique } from '../../db/unique.ts';
+import { nextOrdr, slugsStartingWith } from '../../db/siblings.ts';
 
 export type DocumentationRow = Selectable<DocumentationTable>;
 export type CategoryRow = Selectable<CategoriesTable>;
@@ -43,23 +44,12 @@ export const documentationRepository = {
       .execute();
   },
 
-  async slugsStartingWith(db: Executor, versionId: number, base: string): Promise<Set<string>> {
-    const rows = await db
-      .selectFrom('documentation')
-      .select('slug')
-      .where('version_id', '=', versionId)
-      .where((eb) => eb.or([eb('slug', '=', base), eb('slug', 'like', `${base}-%`)]))
-      .execute();
-    return new Set(rows.map((r) => r.slug));
+  slugsStartingWith(db: Executor, versionId: number, base: string): Promise<Set<string>> {
+    return slugsStartingWith(db, 'documentation', versionId, base);
   },
 
-  async nextOrdr(db: Executor, versionId: number): Promise<number> {
-    const row = await db
-      .selectFrom('documentation')
-      .select((eb) => eb.fn.max('ordr').as('max'))
-      .where('version_id', '=', versionId)
-      .executeTakeFirst();
-    return Number(row?.max ?? 0) + 1;
+  nextOrdr(db: Executor, versionId: number): Promise<number> {
+    return nextOrdr(db, 'documentation', versionId);
   },
 
   insert(db: Executor, values: Insertable<DocumentationTable>): Promise<DocumentationRow> {

@@ -2,6 +2,7 @@ import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Executor } from '../../db/executor.ts';
 import type { PageHistoryTable, PagesTable } from '../../db/schema.ts';
 import { mapUnique } from '../../db/unique.ts';
+import { slugsStartingWith } from '../../db/siblings.ts';
 
 export type PageRow = Selectable<PagesTable>;
 
@@ -97,14 +98,8 @@ export const pagesRepository = {
   },
 
   /** Deleted pages count too: they still hold their slug in the unique index. */
-  async slugsStartingWith(db: Executor, documentationId: number, base: string): Promise<Set<string>> {
-    const rows = await db
-      .selectFrom('pages')
-      .select('slug')
-      .where('documentation_id', '=', documentationId)
-      .where((eb) => eb.or([eb('slug', '=', base), eb('slug', 'like', `${base}-%`)]))
-      .execute();
-    return new Set(rows.map((r) => r.slug));
+  slugsStartingWith(db: Executor, documentationId: number, base: string): Promise<Set<string>> {
+    return slugsStartingWith(db, 'pages', documentationId, base);
   },
 
   async slugOwner(db: Executor, documentationId: number, slug: string): Promise<number | undefined> {

@@ -2,6 +2,7 @@ import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Executor } from '../../db/executor.ts';
 import type { ApiReferencesTable } from '../../db/schema.ts';
 import { mapUnique } from '../../db/unique.ts';
+import { nextOrdr, slugsStartingWith } from '../../db/siblings.ts';
 
 /**
  * Everything but the definitions themselves (up to 8 MiB each), which only the definition read
@@ -69,23 +70,12 @@ export const referencesRepository = {
     return row?.text != null && row.format != null ? { text: row.text, format: row.format } : undefined;
   },
 
-  async slugsStartingWith(db: Executor, versionId: number, base: string): Promise<Set<string>> {
-    const rows = await db
-      .selectFrom('api_references')
-      .select('slug')
-      .where('version_id', '=', versionId)
-      .where((eb) => eb.or([eb('slug', '=', base), eb('slug', 'like', `${base}-%`)]))
-      .execute();
-    return new Set(rows.map((r) => r.slug));
+  slugsStartingWith(db: Executor, versionId: number, base: string): Promise<Set<string>> {
+    return slugsStartingWith(db, 'api_references', versionId, base);
   },
 
-  async nextOrdr(db: Executor, versionId: number): Promise<number> {
-    const row = await db
-      .selectFrom('api_references')
-      .select((eb) => eb.fn.max('ordr').as('max'))
-      .where('version_id', '=', versionId)
-      .executeTakeFirst();
-    return Number(row?.max ?? 0) + 1;
+  nextOrdr(db: Executor, versionId: number): Promise<number> {
+    return nextOrdr(db, 'api_references', versionId);
   },
 
   insert(db: Executor, values: Insertable<ApiReferencesTable>): Promise<ReferenceRow> {

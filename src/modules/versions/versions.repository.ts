@@ -2,6 +2,7 @@ import type { Executor } from '../../db/executor.ts';
 import type { VersionsTable } from '../../db/schema.ts';
 import { mapUnique } from '../../db/unique.ts';
 import type { Insertable, Selectable, Updateable } from 'kysely';
+import { nextOrdr, slugsStartingWith } from '../../db/siblings.ts';
 
 export type VersionRow = Selectable<VersionsTable>;
 
@@ -31,23 +32,12 @@ export const versionsRepository = {
     return live(db, projectId).orderBy('ordr').orderBy('id').execute();
   },
 
-  async slugsStartingWith(db: Executor, projectId: number, base: string): Promise<Set<string>> {
-    const rows = await db
-      .selectFrom('versions')
-      .select('slug')
-      .where('project_id', '=', projectId)
-      .where((eb) => eb.or([eb('slug', '=', base), eb('slug', 'like', `${base}-%`)]))
-      .execute();
-    return new Set(rows.map((r) => r.slug));
+  slugsStartingWith(db: Executor, projectId: number, base: string): Promise<Set<string>> {
+    return slugsStartingWith(db, 'versions', projectId, base);
   },
 
-  async nextOrdr(db: Executor, projectId: number): Promise<number> {
-    const row = await db
-      .selectFrom('versions')
-      .select((eb) => eb.fn.max('ordr').as('max'))
-      .where('project_id', '=', projectId)
-      .executeTakeFirst();
-    return Number(row?.max ?? 0) + 1;
+  nextOrdr(db: Executor, projectId: number): Promise<number> {
+    return nextOrdr(db, 'versions', projectId);
   },
 
   insert(db: Executor, values: Insertable<VersionsTable>): Promise<VersionRow> {
