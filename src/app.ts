@@ -10,6 +10,7 @@ import { documentResponseHeaders } from './http/documented-headers.ts';
 import { registerErrorHandling, sendError } from './http/error-handler.ts';
 import { registerPipeline, registerPreflight } from './http/pipeline.ts';
 import { allRoutes } from './modules/all/all.routes.ts';
+import { auditRoutes } from './modules/audit/audit.routes.ts';
 import { documentationRoutes } from './modules/documentation/documentation.routes.ts';
 import { pagesRoutes } from './modules/pages/pages.routes.ts';
 import { readerAccessRoutes } from './modules/reader-access/reader-access.routes.ts';
@@ -118,6 +119,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
       await api.register(usersRoutes, { users: deps.users });
       await api.register(readerAccessRoutes, { readerAccess: deps.readerAccess });
       await api.register(allRoutes, { all: deps.all });
+      await api.register(auditRoutes, { audit: deps.auditLog });
       api.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
     },
     { prefix: '/api/v1' },

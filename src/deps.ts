@@ -3,6 +3,7 @@ import type { Config } from './config.ts';
 import { openDatabase, type DatabaseHandle } from './db/dialect.ts';
 import { AllService } from './modules/all/all.service.ts';
 import { AuditRecorder } from './modules/audit/audit.recorder.ts';
+import { AuditService } from './modules/audit/audit.service.ts';
 import { DocumentationService } from './modules/documentation/documentation.service.ts';
 import { KeysService } from './modules/keys/keys.service.ts';
 import { PagesService } from './modules/pages/pages.service.ts';
@@ -22,6 +23,7 @@ export interface Deps {
   database: DatabaseHandle;
   counters: CounterStore;
   audit: AuditRecorder;
+  auditLog: AuditService;
   projects: ProjectsService;
   keys: KeysService;
   users: UsersService;
@@ -65,6 +67,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     database,
     counters,
     audit,
+    auditLog: new AuditService(db),
     projects: new ProjectsService(db, clock, audit, () => keys.forget()),
     keys,
     users: new UsersService(db, clock, audit),

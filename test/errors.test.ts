@@ -145,6 +145,7 @@ describe('health and description', () => {
     expect(operations.map((o) => o.id).sort()).toEqual(
       [
         'GET /all listAll',
+        'GET /audit readAudit',
         'GET /page getPageBySlug',
         'GET /page/{id} readPage',
         'GET /reader-access listReaderAccess',

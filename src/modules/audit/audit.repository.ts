@@ -1,0 +1,35 @@
+import type { Executor } from '../../db/executor.ts';
+import { toCount } from '../../db/executor.ts';
+import type { AuditScope } from './audit.schemas.ts';
+
+export interface AuditFilter {
+  projectId: number;
+  scopes: readonly AuditScope[];
+  /** stored-form timestamp; entries at or before it */
+  maxDate: string | null;
+}
+
+const matching = (db: Executor, filter: AuditFilter) => {
+  let query = db
+    .selectFrom('audit_log')
+    .where('project_id', '=', filter.projectId)
+    .where('scope', 'in', [...filter.scopes]);
+  if (filter.maxDate !== null) query = query.where('timestamp', '<=', filter.maxDate);
+  return query;
+};
+
+export const auditRepository = {
+  /** Newest first by id, which only grows: a cursor of "ids below N" stays stable as entries arrive. */
+  page(db: Executor, filter: AuditFilter, beforeId: number | null, limit: number) {
+    let query = matching(db, filter).selectAll();
+    if (beforeId !== null) query = query.where('id', '<', beforeId);
+    return query.orderBy('id', 'desc').limit(limit).execute();
+  },
+
+  async total(db: Executor, filter: AuditFilter): Promise<number> {
+    const row = await matching(db, filter)
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
+    return toCount(row.n);
+  },
+};

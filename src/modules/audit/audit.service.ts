@@ -1,0 +1,87 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.ts';
+import { BadRequestError, InvalidFieldError, PlanUpgradeRequiredError } from '../../errors.ts';
+import { formatApiDate, parseApiDate, toStoredDate } from '../../shared/dates.ts';
+import type { Actor } from '../keys/actor.ts';
+import { auditRepository as repo } from './audit.repository.ts';
+import { AUDIT_SCOPES, type AuditScope } from './audit.schemas.ts';
+
+export interface AuditQueryInput {
+  scopes?: string | string[];
+  'scopes[]'?: string | string[];
+  max_date?: string;
+  hits?: number;
+  cursor?: string;
+}
+
+/** Reads the audit log that every change writes (AuditRecorder), newest first, page by page. */
+export class AuditService {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async list(actor: Actor, query: AuditQueryInput) {
+    if (actor.project.plan !== 'enterprise') throw new PlanUpgradeRequiredError('The audit log');
+    const filter = {
+      projectId: actor.project.id,
+      scopes: parseScopes(query),
+      maxDate:
+        query.max_date === undefined ? null : toStoredDate(parseApiDate('query.max_date', query.max_date)),
+    };
+    const hits = query.hits ?? 20;
+    const beforeId = query.cursor === undefined ? null : decodeCursor(query.cursor);
+    // One more than asked tells whether a next page exists without a second count.
+    const [rows, total] = await Promise.all([
+      repo.page(this.db, filter, beforeId, hits + 1),
+      repo.total(this.db, filter),
+    ]);
+    const data = rows.slice(0, hits).map((row) => ({
+      id: row.id,
+      timestamp: formatApiDate(row.timestamp),
+      scope: row.scope,
+      entity: row.entity,
+      entityId: row.entity_id,
+      operation: row.operation,
+      message: row.message,
+      details: JSON.parse(row.details) as Record<string, unknown>,
+      ipAddress: row.ip_address,
+      user: row.user_label,
+      apiKey: row.api_key_label,
+    }));
+    const last = data[data.length - 1];
+    return {
+      data,
+      count: data.length,
+      total,
+      cursor: rows.length > hits && last ? encodeCursor(last.id) : null,
+    };
+  }
+}
+
+/** `scopes[]=a&scopes[]=b`, `scopes=a&scopes=b` and `scopes=a,b` all mean the same. */
+function parseScopes(query: AuditQueryInput): AuditScope[] {
+  const given = [query.scopes, query['scopes[]']]
+    .flat()
+    .filter((v): v is string => typeof v === 'string')
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter((v) => v !== '');
+  if (given.length === 0) return ['content'];
+  const unknown = given.filter((s) => !(AUDIT_SCOPES as readonly string[]).includes(s));
+  if (unknown.length > 0) {
+    throw new InvalidFieldError(
+      'query.scopes',
+      `must be among ${AUDIT_SCOPES.join(', ')} (got ${unknown.join(', ')})`,
+    );
+  }
+  return [...new Set(given)] as AuditScope[];
+}
+
+const encodeCursor = (id: number): string => Buffer.from(`before:${id}`).toString('base64url');
+
+function decodeCursor(cursor: string): number {
+  const match = /^before:(\d{1,10})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  if (!match)
+    throw new BadRequestError('query.cursor is not a cursor this API gave.', [
+      { field: 'query.cursor', message: 'is not a cursor this API gave' },
+    ]);
+  return Number(match[1]);
+}
