@@ -1,5 +1,5 @@
 import type { KyselyPlugin } from 'kysely';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.ts';
 import { AllService } from '../src/modules/all/all.service.ts';
 import {
@@ -9,15 +9,9 @@ import {
   createVersion,
   createWorld,
 } from './helpers/factories.ts';
-import { buildTestApp, client, expectErrorShape, type TestApp } from './helpers/test-app.ts';
+import { client, expectErrorShape, useTestApp } from './helpers/test-app.ts';
 
-let t: TestApp;
-beforeEach(async () => {
-  t = await buildTestApp();
-});
-afterEach(async () => {
-  await t.close();
-});
+const t = useTestApp();
 
 const NOW = '2026-11-21T10:15:00+0000';
 const STORED_NOW = '2026-11-21T10:15:00.000Z';

@@ -1,15 +1,9 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { bootstrapBanner, bootstrapIfEmpty } from '../src/bootstrap.ts';
-import { buildTestApp, client, type TestApp } from './helpers/test-app.ts';
+import { buildTestApp, client, useTestApp } from './helpers/test-app.ts';
 
 const KEY = `qk_${'b'.repeat(43)}`;
-let t: TestApp;
-beforeEach(async () => {
-  t = await buildTestApp({ env: { QUIRE_BOOTSTRAP: 'true', QUIRE_BOOTSTRAP_KEY: KEY } });
-});
-afterEach(async () => {
-  await t.close();
-});
+const t = useTestApp({ env: { QUIRE_BOOTSTRAP: 'true', QUIRE_BOOTSTRAP_KEY: KEY } });
 
 describe('first start', () => {
   it('creates the demo project, version, section and an all-permission key, once', async () => {

@@ -3,18 +3,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli } from '../src/cli/main.ts';
 import { auditEntries } from './helpers/factories.ts';
-import { buildTestApp, client, type TestApp } from './helpers/test-app.ts';
+import { client, useTestApp } from './helpers/test-app.ts';
 
-let t: TestApp;
-beforeEach(async () => {
-  t = await buildTestApp();
-});
-afterEach(async () => {
-  await t.close();
-});
+const t = useTestApp();
 
 /** Runs a command in-process over the test app's services; returns the parsed JSON and the streams. */
 async function quire(...argv: string[]) {

@@ -1,14 +1,8 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createDocumentation, createKey, createVersion, createWorld } from './helpers/factories.ts';
-import { buildTestApp, client, expectErrorShape, type TestApp } from './helpers/test-app.ts';
+import { client, expectErrorShape, useTestApp } from './helpers/test-app.ts';
 
-let t: TestApp;
-beforeEach(async () => {
-  t = await buildTestApp();
-});
-afterEach(async () => {
-  await t.close();
-});
+const t = useTestApp();
 
 /**
  * v0 (unpublished, first in order), v1 (published: the default version) and v2 (published), each with

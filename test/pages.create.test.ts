@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   auditEntries,
   createCategory,
@@ -6,24 +6,14 @@ import {
   createKey,
   createVersion,
   createWorld,
+  PAGE_FIELDS,
+  pageHistory,
 } from './helpers/factories.ts';
-import { buildTestApp, client, expectErrorShape, type TestApp } from './helpers/test-app.ts';
+import { client, expectErrorShape, useTestApp } from './helpers/test-app.ts';
 
-let t: TestApp;
-beforeEach(async () => {
-  t = await buildTestApp();
-});
-afterEach(async () => {
-  await t.close();
-});
+const t = useTestApp();
 
-const history = (pageId: number) =>
-  t.deps.database.db
-    .selectFrom('page_history')
-    .selectAll()
-    .where('page_id', '=', pageId)
-    .orderBy('id')
-    .execute();
+const history = (pageId: number) => pageHistory(t.deps, pageId);
 
 /** The section's index: categories and pages in position order. */
 async function index(documentationId: number): Promise<string[]> {
@@ -67,17 +57,7 @@ describe('POST /documentation/{id}/page', () => {
       contentPublished: null,
       path: 'v1/guides/getting-started',
     });
-    expect(Object.keys(page)).toEqual([
-      'id',
-      'listed',
-      'title',
-      'created',
-      'updated',
-      'slug',
-      'contentDraft',
-      'contentPublished',
-      'path',
-    ]);
+    expect(Object.keys(page)).toEqual([...PAGE_FIELDS]);
 
     const [entry] = await history(page.id);
     expect(entry).toMatchObject({

@@ -1,15 +1,9 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { renderContent } from '../src/content/index.ts';
 import { createDocumentation, createKey, createVersion, createWorld } from './helpers/factories.ts';
-import { buildTestApp, client, expectErrorShape, type TestApp } from './helpers/test-app.ts';
+import { client, expectErrorShape, useTestApp } from './helpers/test-app.ts';
 
-let t: TestApp;
-beforeEach(async () => {
-  t = await buildTestApp();
-});
-afterEach(async () => {
-  await t.close();
-});
+const t = useTestApp();
 
 const SOURCE = [
   '## Install the CLI',

@@ -1,16 +1,10 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PageReads } from '../src/modules/pages/pages.fast-reads.ts';
 import { LruCache } from '../src/modules/pages/render-cache.ts';
 import { createDocumentation, createWorld } from './helpers/factories.ts';
-import { buildTestApp, client, type TestApp } from './helpers/test-app.ts';
+import { client, useTestApp } from './helpers/test-app.ts';
 
-let t: TestApp;
-beforeEach(async () => {
-  t = await buildTestApp();
-});
-afterEach(async () => {
-  await t.close();
-});
+const t = useTestApp();
 
 async function world() {
   const w = await createWorld(t.deps);

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createKey, createVersion, createWorld } from './helpers/factories.ts';
+import { createKey, createVersion, createWorld, PAGE_FIELDS } from './helpers/factories.ts';
 import { buildTestApp, client, type TestApp } from './helpers/test-app.ts';
 
 // Answers of GET /page/{id} are kept while the database is unchanged; these tests hold any such
@@ -43,17 +43,7 @@ describe('GET /page/{id} answers and changes', () => {
     const second = await client(a.app, w.key).get(`/page/${pageId}?format=text`);
     expect(second.body).toBe(first.body);
     expect(second.headers['content-type']).toBe('application/json; charset=utf-8');
-    expect(Object.keys(second.json())).toEqual([
-      'id',
-      'listed',
-      'title',
-      'created',
-      'updated',
-      'slug',
-      'contentDraft',
-      'contentPublished',
-      'path',
-    ]);
+    expect(Object.keys(second.json())).toEqual([...PAGE_FIELDS]);
   });
 
   it('checks the key on every read: another project gets 404, another version scope 403', async () => {

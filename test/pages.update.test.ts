@@ -1,22 +1,10 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { auditEntries, createKey, createVersion, createWorld } from './helpers/factories.ts';
-import { buildTestApp, client, expectErrorShape, type TestApp } from './helpers/test-app.ts';
+import { describe, expect, it } from 'vitest';
+import { auditEntries, createKey, createVersion, createWorld, pageHistory } from './helpers/factories.ts';
+import { client, expectErrorShape, useTestApp } from './helpers/test-app.ts';
 
-let t: TestApp;
-beforeEach(async () => {
-  t = await buildTestApp();
-});
-afterEach(async () => {
-  await t.close();
-});
+const t = useTestApp();
 
-const history = (pageId: number) =>
-  t.deps.database.db
-    .selectFrom('page_history')
-    .selectAll()
-    .where('page_id', '=', pageId)
-    .orderBy('id')
-    .execute();
+const history = (pageId: number) => pageHistory(t.deps, pageId);
 
 async function world() {
   const w = await createWorld(t.deps);

@@ -1,17 +1,11 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createKey, createWorld } from './helpers/factories.ts';
-import { buildTestApp, client, expectErrorShape, TEST_REDIS_URL, type TestApp } from './helpers/test-app.ts';
+import { buildTestApp, client, expectErrorShape, TEST_REDIS_URL, useTestApp } from './helpers/test-app.ts';
 
 // 2026-11-21T10:15:00Z: the hour window of listVersions (60 per hour) ends at 11:00:00Z.
 const WINDOW_END = Date.parse('2026-11-21T11:00:00Z') / 1000;
 
-let t: TestApp;
-beforeEach(async () => {
-  t = await buildTestApp();
-});
-afterEach(async () => {
-  await t.close();
-});
+const t = useTestApp();
 
 describe(`rate limits (${TEST_REDIS_URL ? 'Redis' : 'in-process'} store)`, () => {
   it('reports limit, consumed count and reset on every call', async () => {

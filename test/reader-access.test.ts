@@ -1,14 +1,8 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { auditEntries, createKey, createProject, createWorld } from './helpers/factories.ts';
-import { buildTestApp, client, expectErrorShape, type TestApp } from './helpers/test-app.ts';
+import { client, expectErrorShape, useTestApp } from './helpers/test-app.ts';
 
-let t: TestApp;
-beforeEach(async () => {
-  t = await buildTestApp();
-});
-afterEach(async () => {
-  await t.close();
-});
+const t = useTestApp();
 
 const MINUTE = 60_000;
 // The test clock starts at 2026-11-21T10:15:00Z.

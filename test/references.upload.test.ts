@@ -1,15 +1,9 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { auditEntries, createKey, createProject, createVersion, createWorld } from './helpers/factories.ts';
-import { buildTestApp, client, expectErrorShape, type TestApp } from './helpers/test-app.ts';
+import { buildTestApp, client, expectErrorShape, useTestApp } from './helpers/test-app.ts';
 import { multipart, openapiJson, openapiYaml, readDefinition, upload } from './helpers/references.ts';
 
-let t: TestApp;
-beforeEach(async () => {
-  t = await buildTestApp();
-});
-afterEach(async () => {
-  await t.close();
-});
+const t = useTestApp();
 
 const referenceRows = (versionId: number) =>
   t.deps.database.db.selectFrom('api_references').selectAll().where('version_id', '=', versionId).execute();

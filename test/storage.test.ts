@@ -1,15 +1,9 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { createProject, createVersion } from './helpers/factories.ts';
-import { buildTestApp, dialectName, type TestApp } from './helpers/test-app.ts';
+import { dialectName, useTestApp } from './helpers/test-app.ts';
 
-let t: TestApp;
-beforeEach(async () => {
-  t = await buildTestApp();
-});
-afterEach(async () => {
-  await t.close();
-});
+const t = useTestApp();
 
 describe(`storage (${dialectName})`, () => {
   it('creates the whole data model, and migrating again applies nothing', async () => {

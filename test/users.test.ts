@@ -1,14 +1,8 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { auditEntries, createKey, createUser, createWorld } from './helpers/factories.ts';
-import { buildTestApp, client, type TestApp } from './helpers/test-app.ts';
+import { client, useTestApp } from './helpers/test-app.ts';
 
-let t: TestApp;
-beforeEach(async () => {
-  t = await buildTestApp();
-});
-afterEach(async () => {
-  await t.close();
-});
+const t = useTestApp();
 
 describe('GET /users', () => {
   it('lists every user of the project with its role, and no other project’s', async () => {

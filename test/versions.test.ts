@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   auditEntries,
   createDocumentation,
@@ -6,15 +6,9 @@ import {
   createVersion,
   createWorld,
 } from './helpers/factories.ts';
-import { buildTestApp, client, expectErrorShape, type TestApp } from './helpers/test-app.ts';
+import { client, expectErrorShape, useTestApp } from './helpers/test-app.ts';
 
-let t: TestApp;
-beforeEach(async () => {
-  t = await buildTestApp();
-});
-afterEach(async () => {
-  await t.close();
-});
+const t = useTestApp();
 
 describe('GET /version', () => {
   it('lists non-deleted versions in ordr order with every field of the specification', async () => {

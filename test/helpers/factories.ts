@@ -102,3 +102,26 @@ export function auditEntries(deps: Deps, projectId: number) {
     .orderBy('id', 'desc')
     .execute();
 }
+
+/** A page's history, oldest first, read straight from the table (there is no history API). */
+export function pageHistory(deps: Deps, pageId: number) {
+  return deps.database.db
+    .selectFrom('page_history')
+    .selectAll()
+    .where('page_id', '=', pageId)
+    .orderBy('id')
+    .execute();
+}
+
+/** The fields of the Page object, in the order of the specification. */
+export const PAGE_FIELDS = [
+  'id',
+  'listed',
+  'title',
+  'created',
+  'updated',
+  'slug',
+  'contentDraft',
+  'contentPublished',
+  'path',
+] as const;

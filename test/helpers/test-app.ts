@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { afterEach, beforeEach } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import { ManualClock } from '../../src/clock.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
@@ -131,4 +132,41 @@ export function expectErrorShape(res: { statusCode: number; json(): unknown }): 
   if (typeof body.error.message !== 'string' || body.error.message === '')
     throw new Error('error message missing');
   return body.error;
+}
+
+/**
+ * A fresh app for every test of the file, closed after it: `const t = useTestApp();` then `t.app`,
+ * `t.deps`… always name the current test's app.
+ */
+export function useTestApp(options: TestAppOptions = {}): TestApp {
+  let current: TestApp | undefined;
+  beforeEach(async () => {
+    current = await buildTestApp(options);
+  });
+  afterEach(async () => {
+    await current?.close();
+    current = undefined;
+  });
+  const now = (): TestApp => {
+    if (!current) throw new Error('useTestApp: no app outside a test');
+    return current;
+  };
+  return {
+    get app() {
+      return now().app;
+    },
+    get deps() {
+      return now().deps;
+    },
+    get clock() {
+      return now().clock;
+    },
+    get config() {
+      return now().config;
+    },
+    get storage() {
+      return now().storage;
+    },
+    close: () => now().close(),
+  };
 }
