@@ -1,7 +1,7 @@
 import type { Insertable } from 'kysely';
 import type { ApiReferencesTable, PagesTable } from '../src/db/schema.ts';
 import type { Deps } from '../src/deps.ts';
-import { CLI_CONTEXT } from '../src/modules/keys/actor.ts';
+import { CLI_ACTOR, wholeProject } from '../src/auth/actor.ts';
 import { toStoredDate } from '../src/shared/dates.ts';
 
 export interface SeedAllOptions {
@@ -60,29 +60,29 @@ function pageBody(rand: () => number, title: string): string {
  */
 export async function seedAllProject(deps: Deps, options: SeedAllOptions): Promise<SeededProject> {
   const rand = prng(20261121);
-  const project = await deps.projects.create(
-    { name: 'Benchmark project', plan: 'enterprise', access: 'invite' },
-    CLI_CONTEXT,
-  );
-  const { key } = await deps.keys.create(
-    { projectId: project.id, permissions: 'all', versions: 'all' },
-    CLI_CONTEXT,
-  );
+  const cli = { actor: CLI_ACTOR, ipAddress: null };
+  const project = await deps.projects.create(cli, {
+    name: 'Benchmark project',
+    plan: 'enterprise',
+    access: 'invite',
+  });
+  const ctx = { ...cli, scope: wholeProject(project) };
+  const { key } = await deps.keys.create(ctx, { permissions: 'all', versions: 'all' });
   const sections: Array<{ id: number }> = [];
   const versionIds: number[] = [];
   for (let v = 1; v <= options.versions; v++) {
     // The last version is an unpublished draft of the next release.
-    const version = await deps.versions.create(
-      { projectId: project.id, name: `v${v}.0`, published: v < options.versions || options.versions === 1 },
-      CLI_CONTEXT,
-    );
+    const version = await deps.versions.create(ctx, {
+      name: `v${v}.0`,
+      published: v < options.versions || options.versions === 1,
+    });
     versionIds.push(version.id);
     for (let s = 1; s <= options.sectionsPerVersion; s++) {
       sections.push(
-        await deps.documentation.create(
-          { versionId: version.id, title: `Section ${s} ${sentence(rand, 2)}`, published: s % 7 !== 0 },
-          CLI_CONTEXT,
-        ),
+        await deps.documentation.create(ctx, version.id, {
+          title: `Section ${s} ${sentence(rand, 2)}`,
+          published: s % 7 !== 0,
+        }),
       );
     }
   }

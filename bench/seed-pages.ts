@@ -13,7 +13,7 @@ import { loadConfig } from '../src/config.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { createDeps } from '../src/deps.ts';
 import type { Documentation } from '../src/modules/documentation/documentation.presenter.ts';
-import { CLI_CONTEXT } from '../src/modules/keys/actor.ts';
+import { CLI_ACTOR, wholeProject } from '../src/auth/actor.ts';
 import { slugify } from '../src/shared/slug.ts';
 
 export interface SeedResult {
@@ -121,25 +121,21 @@ export async function seedPages(databaseUrl: string, pageCount: number): Promise
   );
   try {
     await migrateToLatest(deps.database);
-    const project = await deps.projects.create({ name: 'Bench', plan: 'enterprise' }, CLI_CONTEXT);
+    const cli = { actor: CLI_ACTOR, ipAddress: null };
+    const project = await deps.projects.create(cli, { name: 'Bench', plan: 'enterprise' });
+    const ctx = { ...cli, scope: wholeProject(project) };
     const db = deps.database.db;
     await db
       .updateTable('projects')
       .set({ variables: JSON.stringify({ product: { name: 'Quire' } }) })
       .where('id', '=', project.id)
       .execute();
-    const version = await deps.versions.create(
-      { projectId: project.id, name: 'v1', slug: 'v1', published: true },
-      CLI_CONTEXT,
-    );
+    const version = await deps.versions.create(ctx, { name: 'v1', slug: 'v1', published: true });
     const sectionCount = Math.ceil(pageCount / PAGES_PER_SECTION);
     const sections: Documentation[] = [];
     for (let s = 0; s < sectionCount; s++) {
       sections.push(
-        await deps.documentation.create(
-          { versionId: version.id, title: `Section ${s + 1}`, published: true },
-          CLI_CONTEXT,
-        ),
+        await deps.documentation.create(ctx, version.id, { title: `Section ${s + 1}`, published: true }),
       );
     }
     const rnd = random(42);
@@ -174,10 +170,7 @@ export async function seedPages(databaseUrl: string, pageCount: number): Promise
       const inserted = await db.insertInto('pages').values(rows).returning('id').execute();
       pageIds.push(...inserted.map((r) => r.id));
     }
-    const { key } = await deps.keys.create(
-      { projectId: project.id, permissions: 'all', versions: 'all' },
-      CLI_CONTEXT,
-    );
+    const { key } = await deps.keys.create(ctx, { permissions: 'all', versions: 'all' });
     return { key, pageIds };
   } finally {
     await deps.close();

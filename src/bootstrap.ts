@@ -1,5 +1,6 @@
+import { CLI_ACTOR, wholeProject, type UseCaseContext } from './auth/actor.ts';
+import { inTransaction } from './db/transaction.ts';
 import type { Deps } from './deps.ts';
-import { CLI_CONTEXT } from './modules/keys/actor.ts';
 
 export interface BootstrapResult {
   projectId: number;
@@ -8,32 +9,26 @@ export interface BootstrapResult {
 
 /**
  * First start on an empty database: a demo project (enterprise, invite protection), version `v1`,
- * section `Guides` and an all-permission key, so a newcomer can call the API at once.
+ * section `Guides` and an all-permission key, so a newcomer can call the API at once. One
+ * transaction: a start that fails half-way leaves the database empty, and the next start tries again.
  */
 export async function bootstrapIfEmpty(deps: Deps): Promise<BootstrapResult | null> {
   if (!deps.config.bootstrap || (await deps.projects.count()) > 0) return null;
-  const project = await deps.projects.create(
-    { name: 'Demo', plan: 'enterprise', access: 'invite' },
-    CLI_CONTEXT,
-  );
-  const version = await deps.versions.create(
-    { projectId: project.id, name: 'v1', slug: 'v1', published: true },
-    CLI_CONTEXT,
-  );
-  await deps.documentation.create({ versionId: version.id, title: 'Guides', published: true }, CLI_CONTEXT);
-  const key = await deps.keys.create(
-    {
-      projectId: project.id,
+  const admin: Pick<UseCaseContext, 'actor' | 'ipAddress'> = { actor: CLI_ACTOR, ipAddress: null };
+  return inTransaction(deps.database.db, admin, async (cli) => {
+    const project = await deps.projects.create(cli, { name: 'Demo', plan: 'enterprise', access: 'invite' });
+    const ctx = { ...cli, scope: wholeProject(project) };
+    const version = await deps.versions.create(ctx, { name: 'v1', slug: 'v1', published: true });
+    await deps.documentation.create(ctx, version.id, { title: 'Guides', published: true });
+    const key = await deps.keys.create(ctx, {
       name: 'Bootstrap key',
       permissions: 'all',
       versions: 'all',
       ...(deps.config.bootstrapKey !== null ? { plaintext: deps.config.bootstrapKey } : {}),
-    },
-    CLI_CONTEXT,
-  );
-  return { projectId: project.id, key: key.key };
+    });
+    return { projectId: project.id, key: key.key };
+  });
 }
-
 export function bootstrapBanner(result: BootstrapResult, baseUrl: string): string {
   return [
     '',

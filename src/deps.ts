@@ -1,11 +1,13 @@
+import { KeysService } from './auth/keys.service.ts';
 import { systemClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import { openDatabase, type DatabaseHandle } from './db/dialect.ts';
+import { ChangeRecorder } from './events/change-recorder.ts';
 import { AllService } from './modules/all/all.service.ts';
-import { AuditRecorder } from './modules/audit/audit.recorder.ts';
+import { auditSubscriber } from './modules/audit/audit.events.ts';
 import { AuditService } from './modules/audit/audit.service.ts';
+import { ChangelogsService } from './modules/changelogs/changelogs.service.ts';
 import { DocumentationService } from './modules/documentation/documentation.service.ts';
-import { KeysService } from './modules/keys/keys.service.ts';
 import { PagesService } from './modules/pages/pages.service.ts';
 import { ProjectsService } from './modules/projects/projects.service.ts';
 import { ReaderAccessService } from './modules/reader-access/reader-access.service.ts';
@@ -22,7 +24,8 @@ export interface Deps {
   clock: Clock;
   database: DatabaseHandle;
   counters: CounterStore;
-  audit: AuditRecorder;
+  /** every change is recorded through it, in the change's transaction; the audit log subscribes */
+  changes: ChangeRecorder;
   auditLog: AuditService;
   projects: ProjectsService;
   keys: KeysService;
@@ -32,6 +35,7 @@ export interface Deps {
   references: ReferencesService;
   pages: PagesService;
   readerAccess: ReaderAccessService;
+  changelogs: ChangelogsService;
   all: AllService;
   close(): Promise<void>;
 }
@@ -56,27 +60,29 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     (config.redisUrl !== null
       ? new RedisCounterStore(config.redisUrl, overrides.redisPrefix)
       : new MemoryCounterStore());
-  const db = database.db;
-  const audit = new AuditRecorder(clock);
-  const versions = new VersionsService(db, clock, audit);
-  const documentation = new DocumentationService(db, clock, audit, versions, database.dialect);
-  const keys = new KeysService(db, clock, audit);
+  const { db, reader } = database;
+  const changes = new ChangeRecorder(clock);
+  changes.subscribe(auditSubscriber);
+  const versions = new VersionsService(db, reader, clock, changes);
+  const documentation = new DocumentationService(db, reader, clock, changes, versions, database.dialect);
+  const keys = new KeysService(db, clock, changes);
   return {
     config,
     clock,
     database,
     counters,
-    audit,
-    auditLog: new AuditService(db),
-    projects: new ProjectsService(db, clock, audit, () => keys.forget()),
+    changes,
+    auditLog: new AuditService(reader),
+    projects: new ProjectsService(db, clock, changes, () => keys.forget()),
     keys,
-    users: new UsersService(db, clock, audit),
+    users: new UsersService(db, reader, clock, changes),
     versions,
     documentation,
-    references: new ReferencesService(db, clock, audit, versions),
-    pages: new PagesService(database, clock, audit, versions, documentation),
-    readerAccess: new ReaderAccessService(db, clock, audit),
-    all: new AllService(db, versions),
+    references: new ReferencesService(db, reader, clock, changes, versions),
+    pages: new PagesService(database, clock, changes, versions, documentation),
+    readerAccess: new ReaderAccessService(db, reader, clock, changes),
+    changelogs: new ChangelogsService(db, clock, changes),
+    all: new AllService(reader, versions),
     async close() {
       await counters.close();
       await database.close();

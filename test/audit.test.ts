@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CLI_CONTEXT } from '../src/modules/keys/actor.ts';
-import { createKey, createProject, createUser, createWorld } from './helpers/factories.ts';
+import { adminContext, createKey, createProject, createUser, createWorld } from './helpers/factories.ts';
 import { client, expectErrorShape, useTestApp } from './helpers/test-app.ts';
 
 const t = useTestApp();
@@ -143,7 +142,7 @@ describe('GET /audit', () => {
   it('shows only the key’s own project', async () => {
     const mine = await worldWithLog(1);
     const theirs = await createWorld(t.deps);
-    await t.deps.keys.revoke(theirs.keyId, CLI_CONTEXT);
+    await t.deps.keys.revoke(await adminContext(t.deps, { keyId: theirs.keyId }), theirs.keyId);
     const body = await list(mine.key, '?scopes=content,security,users,other');
     expect(body.data.every((e) => !(e.entity === 'apiKey' && e.entityId === String(theirs.keyId)))).toBe(
       true,

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CLI_CONTEXT } from '../src/modules/keys/actor.ts';
-import { createKey, createVersion, createWorld } from './helpers/factories.ts';
+import { adminContext, createKey, createVersion, createWorld } from './helpers/factories.ts';
 import { buildTestApp, client, expectErrorShape, useTestApp } from './helpers/test-app.ts';
 
 const t = useTestApp();
@@ -21,7 +20,7 @@ describe('API keys', () => {
   it('refuses a revoked key at once', async () => {
     const w = await createWorld(t.deps);
     expect((await client(t.app, w.key).get('/version')).statusCode).toBe(200);
-    await t.deps.keys.revoke(w.keyId, CLI_CONTEXT);
+    await t.deps.keys.revoke(await adminContext(t.deps, { keyId: w.keyId }), w.keyId);
     const res = await client(t.app, w.key).get('/version');
     expect(res.statusCode).toBe(403);
     expect(expectErrorShape(res).message).toBe('API Key is invalid.');

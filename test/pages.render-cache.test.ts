@@ -1,5 +1,7 @@
+import type { Transaction } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { PageReads } from '../src/modules/pages/pages.fast-reads.ts';
+import type { Database } from '../src/db/schema.ts';
+import { PageQueries } from '../src/modules/pages/pages.repository.ts';
 import { LruCache } from '../src/modules/pages/render-cache.ts';
 import { createDocumentation, createWorld } from './helpers/factories.ts';
 import { client, useTestApp } from './helpers/test-app.ts';
@@ -90,21 +92,22 @@ describe('rendered contents cache', () => {
 });
 
 describe('page reads on both paths', () => {
-  it('gives the same rows through prepared statements and through Kysely', async () => {
+  it('gives the same rows on the read connection and inside a transaction', async () => {
     const w = await world();
-    const fast = new PageReads(t.deps.database.db, t.deps.database.sqlite);
-    const kysely = new PageReads(t.deps.database.db, null);
-    const view = await kysely.view(w.project.id, w.page.id);
+    const queries = new PageQueries(t.deps.database);
+    const inTransaction = <T>(read: (trx: Transaction<Database>) => Promise<T>): Promise<T> =>
+      t.deps.database.db.transaction().execute(read);
+    const view = await inTransaction((trx) => queries.view(trx, w.project.id, w.page.id));
     expect(view).toMatchObject({
       id: w.page.id,
       documentation_slug: 'guides',
       version_slug: 'v1',
       variables: '{}',
     });
-    expect(await fast.view(w.project.id, w.page.id)).toEqual(view);
-    expect(await fast.view(w.project.id + 1000, w.page.id)).toBeUndefined();
-    expect(await kysely.view(w.project.id + 1000, w.page.id)).toBeUndefined();
-    // Six keys: more than one batch of the prepared statement's slots.
+    expect(await queries.view(undefined, w.project.id, w.page.id)).toEqual(view);
+    expect(await queries.view(undefined, w.project.id + 1000, w.page.id)).toBeUndefined();
+    expect(await inTransaction((trx) => queries.view(trx, w.project.id + 1000, w.page.id))).toBeUndefined();
+    // Six keys: more than one batch of the statement's slots.
     const keys = [
       'reference/nope',
       'guides/authentication',
@@ -113,26 +116,26 @@ describe('page reads on both paths', () => {
       'guides/linker',
       'reference/authentication',
     ];
-    const titles = await kysely.linkTitles(w.version.id, keys);
+    const titles = await inTransaction((trx) => queries.linkTitles(trx, w.version.id, keys));
     const byKey = (rows: Array<{ documentation_slug: string; slug: string; title: string }>) =>
       Object.fromEntries(rows.map((r) => [`${r.documentation_slug}/${r.slug}`, r.title]));
     expect(byKey(titles)).toEqual({
       'reference/authentication': 'Authentication',
       'guides/linker': 'Linker',
     });
-    expect(byKey(await fast.linkTitles(w.version.id, keys))).toEqual(byKey(titles));
-    expect(await fast.linkTitles(w.version.id + 1000, keys)).toEqual([]);
+    expect(byKey(await queries.linkTitles(undefined, w.version.id, keys))).toEqual(byKey(titles));
+    expect(await queries.linkTitles(undefined, w.version.id + 1000, keys)).toEqual([]);
   });
 
   it('never sees the uncommitted writes of a transaction in progress', async () => {
     const w = await world();
-    const reads = new PageReads(t.deps.database.db, t.deps.database.sqlite);
+    const queries = new PageQueries(t.deps.database);
     let pending: Promise<unknown> | undefined;
     await t.deps.database.db
       .transaction()
       .execute(async (trx) => {
         await trx.updateTable('pages').set({ title: 'Uncommitted' }).where('id', '=', w.page.id).execute();
-        pending = reads.view(w.project.id, w.page.id);
+        pending = queries.view(undefined, w.project.id, w.page.id);
         throw new Error('roll back');
       })
       .catch(() => undefined);

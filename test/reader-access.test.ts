@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { auditEntries, createKey, createProject, createWorld } from './helpers/factories.ts';
+import { adminContext, auditEntries, createKey, createProject, createWorld } from './helpers/factories.ts';
 import { client, expectErrorShape, useTestApp } from './helpers/test-app.ts';
 
 const t = useTestApp();
@@ -261,7 +261,9 @@ describe('PATCH /reader-access', () => {
   it('still revokes in a project that is no longer protected by invite', async () => {
     const w = await createWorld(t.deps);
     await client(t.app, w.key).post('/reader-access', { email: 'a@example.com' });
-    await t.deps.projects.update(w.project.id, { access: 'public' }, { actor: null, ipAddress: null });
+    await t.deps.projects.update(await adminContext(t.deps, { projectId: w.project.id }), {
+      access: 'public',
+    });
     const res = await client(t.app, w.key).patch('/reader-access', { email: 'a@example.com' });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({ revoked: NOW });

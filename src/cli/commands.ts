@@ -1,13 +1,12 @@
-import type { Deps } from '../deps.ts';
-import { CLI_CONTEXT } from '../modules/keys/actor.ts';
-import { isPermission, type Permission } from '../modules/keys/permissions.ts';
+import { CLI_ACTOR } from '../auth/actor.ts';
+import { isPermission, type Permission } from '../auth/permissions.ts';
 import { ACCESS_MODES, PLANS } from '../modules/projects/projects.service.ts';
 import { ROLES } from '../modules/users/users.service.ts';
 import { oneOf, parseOptions, positiveInt, required, UsageError } from './args.ts';
+import { adminContext, type Command } from './command.ts';
+import { contentsCommands } from './content-commands.ts';
 
-export type Command = (deps: Deps, args: string[]) => Promise<object>;
-
-const ctx = CLI_CONTEXT;
+const cli = { actor: CLI_ACTOR, ipAddress: null };
 const projectFlags = {
   name: { type: 'string' },
   plan: { type: 'string' },
@@ -47,7 +46,7 @@ function versionList(raw: string | undefined): 'all' | number[] {
 export const COMMANDS: Record<string, Command> = {
   'project create': async (deps, args) => {
     const { values } = parseOptions(args, projectFlags);
-    return deps.projects.create({ name: required(values.name, 'name'), ...projectFields(values) }, ctx);
+    return deps.projects.create(cli, { name: required(values.name, 'name'), ...projectFields(values) });
   },
   'project update': async (deps, args) => {
     const { values, positionals } = parseOptions(args, projectFlags, 1);
@@ -57,7 +56,7 @@ export const COMMANDS: Record<string, Command> = {
       ...projectFields(values),
     };
     if (Object.keys(fields).length === 0) throw new UsageError('nothing to update: give at least one option');
-    return deps.projects.update(id, fields, ctx);
+    return deps.projects.update(await adminContext(deps, { projectId: id }), fields);
   },
   'key create': async (deps, args) => {
     const { values } = parseOptions(args, {
@@ -67,20 +66,19 @@ export const COMMANDS: Record<string, Command> = {
       versions: { type: 'string' },
       user: { type: 'string' },
     });
-    return deps.keys.create(
-      {
-        projectId: positiveInt(required(values.project, 'project'), '--project'),
-        ...(values.name !== undefined ? { name: values.name } : {}),
-        permissions: permissionList(values.permissions),
-        versions: versionList(values.versions),
-        userId: values.user !== undefined ? positiveInt(values.user, '--user') : null,
-      },
-      ctx,
-    );
+    const projectId = positiveInt(required(values.project, 'project'), '--project');
+    const input = {
+      ...(values.name !== undefined ? { name: values.name } : {}),
+      permissions: permissionList(values.permissions),
+      versions: versionList(values.versions),
+      userId: values.user !== undefined ? positiveInt(values.user, '--user') : null,
+    };
+    return deps.keys.create(await adminContext(deps, { projectId }), input);
   },
   'key revoke': async (deps, args) => {
     const { positionals } = parseOptions(args, {}, 1);
-    return deps.keys.revoke(positiveInt(positionals[0] ?? '', 'key ID'), ctx);
+    const keyId = positiveInt(positionals[0] ?? '', 'key ID');
+    return deps.keys.revoke(await adminContext(deps, { keyId }), keyId);
   },
   'version create': async (deps, args) => {
     const { values } = parseOptions(args, {
@@ -89,15 +87,13 @@ export const COMMANDS: Record<string, Command> = {
       slug: { type: 'string' },
       published: { type: 'boolean' },
     });
-    return deps.versions.create(
-      {
-        projectId: positiveInt(required(values.project, 'project'), '--project'),
-        name: required(values.name, 'name'),
-        ...(values.slug !== undefined ? { slug: values.slug } : {}),
-        published: values.published ?? false,
-      },
-      ctx,
-    );
+    const projectId = positiveInt(required(values.project, 'project'), '--project');
+    const input = {
+      name: required(values.name, 'name'),
+      ...(values.slug !== undefined ? { slug: values.slug } : {}),
+      published: values.published ?? false,
+    };
+    return deps.versions.create(await adminContext(deps, { projectId }), input);
   },
   'documentation create': async (deps, args) => {
     const { values } = parseOptions(args, {
@@ -106,24 +102,22 @@ export const COMMANDS: Record<string, Command> = {
       slug: { type: 'string' },
       published: { type: 'boolean' },
     });
-    return deps.documentation.create(
-      {
-        versionId: positiveInt(required(values.version, 'version'), '--version'),
-        title: required(values.title, 'title'),
-        ...(values.slug !== undefined ? { slug: values.slug } : {}),
-        published: values.published ?? false,
-      },
-      ctx,
-    );
+    const versionId = positiveInt(required(values.version, 'version'), '--version');
+    const input = {
+      title: required(values.title, 'title'),
+      ...(values.slug !== undefined ? { slug: values.slug } : {}),
+      published: values.published ?? false,
+    };
+    return deps.documentation.create(await adminContext(deps, { versionId }), versionId, input);
   },
   'category create': async (deps, args) => {
     const { values } = parseOptions(args, { documentation: { type: 'string' }, title: { type: 'string' } });
+    const documentationId = positiveInt(required(values.documentation, 'documentation'), '--documentation');
+    const title = required(values.title, 'title');
     return deps.documentation.createCategory(
-      {
-        documentationId: positiveInt(required(values.documentation, 'documentation'), '--documentation'),
-        title: required(values.title, 'title'),
-      },
-      ctx,
+      await adminContext(deps, { documentationId }),
+      documentationId,
+      title,
     );
   },
   'user create': async (deps, args) => {
@@ -133,14 +127,13 @@ export const COMMANDS: Record<string, Command> = {
       email: { type: 'string' },
       role: { type: 'string' },
     });
-    return deps.users.create(
-      {
-        projectId: positiveInt(required(values.project, 'project'), '--project'),
-        name: required(values.name, 'name'),
-        email: required(values.email, 'email'),
-        role: oneOf(required(values.role, 'role'), ROLES, 'role'),
-      },
-      ctx,
-    );
+    const projectId = positiveInt(required(values.project, 'project'), '--project');
+    const input = {
+      name: required(values.name, 'name'),
+      email: required(values.email, 'email'),
+      role: oneOf(required(values.role, 'role'), ROLES, 'role'),
+    };
+    return deps.users.create(await adminContext(deps, { projectId }), input);
   },
+  ...contentsCommands,
 };

@@ -21,7 +21,12 @@ const USAGE = `usage: quire <command>
   version create --project ID --name NAME [--slug SLUG] [--published]
   documentation create --version ID --title TITLE [--slug SLUG] [--published]
   category create --documentation ID --title TITLE
-  user create --project ID --name NAME --email EMAIL --role ADMIN|PUBLISHER|WRITER|REVIEWER`;
+  user create --project ID --name NAME --email EMAIL --role ADMIN|PUBLISHER|WRITER|REVIEWER
+  page create --documentation ID --title TITLE (--content TEXT | --file PATH) [--slug SLUG] [--category TITLE] [--message MSG]
+  page update ID [--title TITLE] [--slug SLUG] [--content TEXT | --file PATH] [--message MSG]
+  page publish ID
+  reference upload --version ID FILE [--draft]
+  changelog create --project ID --title TITLE [--slug SLUG]`;
 
 /**
  * Runs one admin command over `deps` (or over deps built from the environment) and returns the exit

@@ -1,65 +1,38 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import {
-  Kysely,
-  PostgresDialect,
-  SqliteDialect,
-  type KyselyPlugin,
-  type PluginTransformQueryArgs,
-  type PluginTransformResultArgs,
-  type QueryResult,
-  type RootOperationNode,
-  type UnknownRow,
-} from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.ts';
 
 export type DialectName = 'sqlite' | 'postgres';
 
 export interface DatabaseHandle {
+  /** the writer: every transaction and write goes through it */
   readonly db: Kysely<Database>;
+  /**
+   * For reads outside a transaction, long ones and streams above all. On SQLite a second, read-only
+   * connection to the same file: in WAL mode it reads the last committed state while the writer
+   * goes on, so a long read never holds up a write (nor sees one half done). On PostgreSQL, the pool.
+   */
+  readonly reader: Kysely<Database>;
   readonly dialect: DialectName;
   /**
-   * The raw SQLite connection, for prepared statements on hot read paths; null on PostgreSQL. It is
-   * Kysely's one connection: a statement run on it while a Kysely transaction is open reads inside
-   * that transaction, so hot paths check `inTransaction` first.
+   * The raw read-only SQLite connection, for statements prepared once on hot read paths; null on
+   * PostgreSQL. It never sees a write that has not committed.
    */
+  readonly readerSqlite: SQLite.Database | null;
+  /** The raw SQLite writer connection (tests and tools only); null on PostgreSQL. */
   readonly sqlite: SQLite.Database | null;
   /**
-   * A value that changes whenever the database may have changed: a write through this handle, or
-   * (within a millisecond) a commit by any other connection to the same file. Null where no such cheap check exists
-   * (PostgreSQL), or while a transaction is open on the SQLite connection. Caches of derived data
-   * compare it to decide whether what they hold can still be served.
+   * A value that changes whenever the database may have changed: any write on the writer connection,
+   * through Kysely or not (SQLite's total_changes()), or (within a millisecond) a commit by any other
+   * connection to the same file (PRAGMA data_version). Null where no such cheap check exists
+   * (PostgreSQL), or while a transaction is open on the writer. Caches of derived data compare it to
+   * decide whether what they hold can still be served.
    */
   changeStamp(): string | null;
   close(): Promise<void>;
-}
-
-/**
- * Counts writes issued through Kysely: inserts, updates and deletes, once when compiled and once
- * when they have run, so a read that looked at the count in between cannot take old rows for new.
- */
-class WriteCounter implements KyselyPlugin {
-  writes = 0;
-  private readonly pending = new WeakSet<object>();
-
-  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
-    const kind = args.node.kind;
-    if (kind === 'InsertQueryNode' || kind === 'UpdateQueryNode' || kind === 'DeleteQueryNode') {
-      this.writes++;
-      this.pending.add(args.queryId);
-    }
-    return args.node;
-  }
-
-  transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
-    if (this.pending.has(args.queryId)) {
-      this.pending.delete(args.queryId);
-      this.writes++;
-    }
-    return Promise.resolve(args.result);
-  }
 }
 
 export interface OpenOptions {
@@ -73,17 +46,26 @@ export function openDatabase(url: string, options: OpenOptions = {}): DatabaseHa
 }
 
 function openSqlite(file: string): DatabaseHandle {
-  if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  const inMemory = file === ':memory:';
+  if (!inMemory) fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const sqlite = new SQLite(file);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('synchronous = NORMAL');
-  const counter = new WriteCounter();
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }), plugins: [counter] });
-  // data_version changes when another connection (another instance on the same file) commits.
-  // Reading it takes the file's shared lock, which cost 7% of a cached page read in a profile, so
-  // it is read at most once a millisecond: a commit elsewhere is seen within that time.
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  // An in-memory database has no file for a second connection to open: it reads on the writer.
+  const readerSqlite = inMemory ? sqlite : new SQLite(file, { readonly: true });
+  if (!inMemory) readerSqlite.pragma('busy_timeout = 5000');
+  const reader = inMemory
+    ? db
+    : new Kysely<Database>({ dialect: new SqliteDialect({ database: readerSqlite }) });
+
+  // total_changes() counts every row the writer connection changed, whatever issued the statement;
+  // it is a function call, no file access. data_version changes when another connection (another
+  // instance on the same file) commits; reading it takes the file's shared lock, which cost 7% of a
+  // cached page read in a profile, so it is read at most once a millisecond.
+  const totalChanges = sqlite.prepare<[], number>('select total_changes()').pluck();
   const dataVersion = sqlite.prepare<[], number>('PRAGMA data_version').pluck();
   let checkedAt = Number.NEGATIVE_INFINITY;
   let version = 0;
@@ -97,11 +79,16 @@ function openSqlite(file: string): DatabaseHandle {
   };
   return {
     db,
+    reader,
     dialect: 'sqlite',
     sqlite,
-    changeStamp: () => (sqlite.inTransaction ? null : `${counter.writes}:${currentDataVersion()}`),
-    // Kysely's SQLite driver closes the connection it was given.
-    close: () => db.destroy(),
+    readerSqlite,
+    changeStamp: () => (sqlite.inTransaction ? null : `${totalChanges.get() ?? 0}:${currentDataVersion()}`),
+    async close() {
+      // Kysely's SQLite driver closes the connection it was given.
+      if (reader !== db) await reader.destroy();
+      await db.destroy();
+    },
   };
 }
 
@@ -115,5 +102,13 @@ function openPostgres(url: string, schema?: string): DatabaseHandle {
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return { db, dialect: 'postgres', sqlite: null, changeStamp: () => null, close: () => db.destroy() };
+  return {
+    db,
+    reader: db,
+    dialect: 'postgres',
+    sqlite: null,
+    readerSqlite: null,
+    changeStamp: () => null,
+    close: () => db.destroy(),
+  };
 }

@@ -3,9 +3,10 @@ import type { DatabaseHandle } from './dialect.ts';
 import type { Migration } from './migrations/helpers.ts';
 import { initial } from './migrations/0001-initial.ts';
 import { pagesListingIndex } from './migrations/0002-pages-listing-index.ts';
+import { changelogs } from './migrations/0003-changelogs.ts';
 
 /** Append-only: never edit a migration that has shipped; add the next one here. */
-const MIGRATIONS: readonly Migration[] = [initial, pagesListingIndex];
+const MIGRATIONS: readonly Migration[] = [initial, pagesListingIndex, changelogs];
 
 export async function migrateToLatest(handle: DatabaseHandle, schema?: string): Promise<string[]> {
   if (handle.dialect === 'postgres' && schema !== undefined) {

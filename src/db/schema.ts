@@ -148,6 +148,15 @@ export interface AuditLogTable {
   api_key_label: string | null;
 }
 
+export interface ChangelogsTable {
+  id: Generated<number>;
+  project_id: number;
+  title: string;
+  slug: string;
+  created: string;
+  updated: string;
+}
+
 export interface Database {
   projects: ProjectsTable;
   api_keys: ApiKeysTable;
@@ -160,4 +169,5 @@ export interface Database {
   api_references: ApiReferencesTable;
   reader_access: ReaderAccessTable;
   audit_log: AuditLogTable;
+  changelogs: ChangelogsTable;
 }

@@ -1,13 +1,10 @@
 import type { FastifyRequest } from 'fastify';
+import type { UseCaseContext } from '../auth/actor.ts';
 import { ForbiddenError } from '../errors.ts';
-import type { Actor, ChangeContext } from '../modules/keys/actor.ts';
 
-/** The authenticated actor of a route that declared an operation (the pipeline guarantees it). */
-export function actorOf(request: FastifyRequest): Actor {
-  if (!request.actor) throw new ForbiddenError('No API Key was provided.');
-  return request.actor;
-}
-
-export function changeContext(request: FastifyRequest): ChangeContext {
-  return { actor: actorOf(request), ipAddress: request.ip };
+/** The use-case context of a request whose route declared an operation (the pipeline resolved its key). */
+export function contextOf(request: FastifyRequest): UseCaseContext {
+  const auth = request.auth;
+  if (!auth) throw new ForbiddenError('No API Key was provided.');
+  return { scope: auth.scope, actor: auth.actor, ipAddress: request.ip };
 }

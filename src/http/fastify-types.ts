@@ -1,5 +1,5 @@
-import type { Actor } from '../modules/keys/actor.ts';
-import type { Permission } from '../modules/keys/permissions.ts';
+import type { KeyAuth } from '../auth/keys.service.ts';
+import type { Permission } from '../auth/permissions.ts';
 import type { OperationId } from './operations.ts';
 
 declare module 'fastify' {
@@ -14,7 +14,8 @@ declare module 'fastify' {
     body?: 'json' | 'custom';
   }
   interface FastifyRequest {
-    actor: Actor | null;
+    /** the key of the request and what it may do, once the pipeline has resolved it */
+    auth: KeyAuth | null;
   }
 }
 

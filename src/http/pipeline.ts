@@ -7,8 +7,7 @@ import {
   TooManyRequestsError,
   UnsupportedMediaTypeError,
 } from '../errors.ts';
-import type { Actor } from '../modules/keys/actor.ts';
-import type { KeysService } from '../modules/keys/keys.service.ts';
+import type { KeyAuth, KeysService } from '../auth/keys.service.ts';
 import type { CounterStore } from '../ratelimit/counter-store.ts';
 import { AUTH_FAILURES, OPERATIONS, scaledLimit } from './operations.ts';
 import './fastify-types.ts';
@@ -27,7 +26,7 @@ export const CROSS_ORIGIN_MESSAGE = 'Cross-origin requests are not allowed. Call
  * permission. Routes declare their operation and permission in `config`; handlers never check them.
  */
 export function registerPipeline(app: FastifyInstance, deps: PipelineDeps): void {
-  app.decorateRequest('actor', null);
+  app.decorateRequest('auth', null);
 
   app.addHook('onRequest', async (request, reply) => {
     const config = request.routeOptions.config;
@@ -38,8 +37,9 @@ export function registerPipeline(app: FastifyInstance, deps: PipelineDeps): void
       throw new ForbiddenError(CROSS_ORIGIN_MESSAGE);
     }
 
-    const actor = await authenticate(request, deps);
-    request.actor = actor;
+    const auth = await authenticate(request, deps);
+    request.auth = auth;
+    const actor = auth.actor;
 
     const { limit, windowMs } = OPERATIONS[operation];
     const permitted = scaledLimit(limit, deps.config.rateLimitScale);
@@ -108,11 +108,11 @@ export function registerPipeline(app: FastifyInstance, deps: PipelineDeps): void
  * answer 429 instead of 403. A valid key is always served: the limit slows guessing without letting
  * one client's mistakes lock out everybody behind the same address.
  */
-async function authenticate(request: FastifyRequest, deps: PipelineDeps): Promise<Actor> {
+async function authenticate(request: FastifyRequest, deps: PipelineDeps): Promise<KeyAuth> {
   const header = request.headers['x-api-key'];
   const key = (Array.isArray(header) ? header[0] : header)?.trim();
-  const actor = key ? await deps.keys.resolve(key) : null;
-  if (actor) return actor;
+  const auth = key ? await deps.keys.resolve(key) : null;
+  if (auth) return auth;
 
   const clientKey = `auth-failures:${request.ip}`;
   const now = deps.clock.now();

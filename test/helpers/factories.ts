@@ -1,14 +1,22 @@
+import { CLI_ACTOR, type UseCaseContext } from '../../src/auth/actor.ts';
+import type { Permission } from '../../src/auth/permissions.ts';
 import type { Deps } from '../../src/deps.ts';
-import { CLI_CONTEXT } from '../../src/modules/keys/actor.ts';
-import type { Permission } from '../../src/modules/keys/permissions.ts';
+import type { ProjectOwned } from '../../src/modules/projects/projects.repository.ts';
 import type { AccessMode, Plan } from '../../src/modules/projects/projects.service.ts';
 import type { Role } from '../../src/modules/users/users.service.ts';
 
 let counter = 0;
 const unique = (prefix: string) => `${prefix} ${++counter}`;
 
+/** The administrator's context in the project that owns something, as the CLI builds it. */
+export const adminContext = (deps: Deps, owned: ProjectOwned): Promise<UseCaseContext> =>
+  deps.projects.contextFor(CLI_ACTOR, owned);
+
 export function createProject(deps: Deps, input: { name?: string; plan?: Plan; access?: AccessMode } = {}) {
-  return deps.projects.create({ name: input.name ?? unique('Project'), ...input }, CLI_CONTEXT);
+  return deps.projects.create(
+    { actor: CLI_ACTOR, ipAddress: null },
+    { name: input.name ?? unique('Project'), ...input },
+  );
 }
 
 export async function createKey(
@@ -21,60 +29,54 @@ export async function createKey(
     name?: string;
   } = {},
 ): Promise<{ id: number; key: string }> {
-  const record = await deps.keys.create(
-    {
-      projectId,
-      permissions: input.permissions ?? 'all',
-      versions: input.versions ?? 'all',
-      ...(input.userId !== undefined ? { userId: input.userId } : {}),
-      ...(input.name !== undefined ? { name: input.name } : {}),
-    },
-    CLI_CONTEXT,
-  );
+  const record = await deps.keys.create(await adminContext(deps, { projectId }), {
+    permissions: input.permissions ?? 'all',
+    versions: input.versions ?? 'all',
+    ...(input.userId !== undefined ? { userId: input.userId } : {}),
+    ...(input.name !== undefined ? { name: input.name } : {}),
+  });
   return { id: record.id, key: record.key };
 }
 
-export function createVersion(
+export async function createVersion(
   deps: Deps,
   projectId: number,
   input: { name?: string; slug?: string; published?: boolean } = {},
 ) {
-  return deps.versions.create(
-    { projectId, name: input.name ?? unique('Version'), published: true, ...input },
-    CLI_CONTEXT,
-  );
+  const ctx = await adminContext(deps, { projectId });
+  return deps.versions.create(ctx, { name: input.name ?? unique('Version'), published: true, ...input });
 }
 
-export function createDocumentation(
+export async function createDocumentation(
   deps: Deps,
   versionId: number,
   input: { title?: string; slug?: string; published?: boolean } = {},
 ) {
-  return deps.documentation.create(
-    { versionId, title: input.title ?? unique('Section'), published: true, ...input },
-    CLI_CONTEXT,
-  );
+  const ctx = await adminContext(deps, { versionId });
+  return deps.documentation.create(ctx, versionId, {
+    title: input.title ?? unique('Section'),
+    published: true,
+    ...input,
+  });
 }
 
-export function createCategory(deps: Deps, documentationId: number, title = unique('Category')) {
-  return deps.documentation.createCategory({ documentationId, title }, CLI_CONTEXT);
+export async function createCategory(deps: Deps, documentationId: number, title = unique('Category')) {
+  const ctx = await adminContext(deps, { documentationId });
+  return deps.documentation.createCategory(ctx, documentationId, title);
 }
 
-export function createUser(
+export async function createUser(
   deps: Deps,
   projectId: number,
   input: { name?: string; email?: string; role?: Role } = {},
 ) {
   const n = ++counter;
-  return deps.users.create(
-    {
-      projectId,
-      name: input.name ?? `User ${n}`,
-      email: input.email ?? `user${n}@example.com`,
-      role: input.role ?? 'WRITER',
-    },
-    CLI_CONTEXT,
-  );
+  const ctx = await adminContext(deps, { projectId });
+  return deps.users.create(ctx, {
+    name: input.name ?? `User ${n}`,
+    email: input.email ?? `user${n}@example.com`,
+    role: input.role ?? 'WRITER',
+  });
 }
 
 /** A project with one published version, one published section and an all-permission key. */

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { actorOf } from '../../http/change-context.ts';
+import { contextOf } from '../../http/change-context.ts';
 import { errorResponses } from '../../http/schemas.ts';
 import { AllProjectSchema, AllQuery } from './all.schemas.ts';
 import type { AllService } from './all.service.ts';
@@ -20,6 +20,6 @@ export const allRoutes: FastifyPluginAsyncTypebox<{ all: AllService }> = async (
         response: { 200: AllProjectSchema, ...errorResponses(404) },
       },
     },
-    (request) => all.list(actorOf(request), request.query),
+    (request) => all.list(contextOf(request), request.query),
   );
 };

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
+import type { UseCaseContext } from '../../auth/actor.ts';
 import type { Database } from '../../db/schema.ts';
-import type { Actor } from '../keys/actor.ts';
 import type { VersionsService } from '../versions/versions.service.ts';
 import {
   byId,
@@ -22,7 +22,7 @@ export interface AllQueryInput {
 
 export class AllService {
   constructor(
-    private readonly db: Kysely<Database>,
+    private readonly reader: Kysely<Database>,
     private readonly versions: VersionsService,
   ) {}
 
@@ -31,11 +31,12 @@ export class AllService {
    * visible to readers when it is listed and its section and version are published; a section or a
    * reference when it and its version are published.
    */
-  async list(actor: Actor, input: AllQueryInput): Promise<AllProject> {
-    const scope = actor.versionScope === null ? null : [...actor.versionScope];
+  async list(ctx: UseCaseContext, input: AllQueryInput): Promise<AllProject> {
+    const scope = ctx.scope.versions === null ? null : [...ctx.scope.versions];
     // One snapshot for the four reads, so every page's section and every section's version that the
     // filter keeps is in its own dictionary too (SQLite's deferred transaction is a snapshot in WAL mode).
-    return this.db
+    // It runs on the read connection: a write committing meanwhile neither waits for it nor shows in it.
+    return this.reader
       .transaction()
       .setIsolationLevel('repeatable read')
       .setAccessMode('read only')
@@ -44,11 +45,11 @@ export class AllService {
         if (input.versionId !== undefined) {
           // 404 for an unknown version, 403 for one outside the key's scope.
           const selector = input.versionId === 'latest' ? { latest: true as const } : { id: input.versionId };
-          versionId = (await this.versions.resolve(trx, actor, selector)).id;
+          versionId = (await this.versions.resolve(trx, ctx.scope, selector)).id;
         }
         if (scope !== null && scope.length === 0) return emptyAllProject();
         const filter: AllFilter = {
-          projectId: actor.project.id,
+          projectId: ctx.scope.project.id,
           versionId,
           scope,
           published: input.published === true,

@@ -1,4 +1,6 @@
+import type { Insertable } from 'kysely';
 import type { Executor } from '../../db/executor.ts';
+import type { AuditLogTable } from '../../db/schema.ts';
 import { toCount } from '../../db/executor.ts';
 import type { AuditScope } from './audit.schemas.ts';
 
@@ -31,5 +33,9 @@ export const auditRepository = {
       .select((eb) => eb.fn.countAll().as('n'))
       .executeTakeFirstOrThrow();
     return toCount(row.n);
+  },
+
+  async insert(db: Executor, values: Insertable<AuditLogTable>): Promise<void> {
+    await db.insertInto('audit_log').values(values).execute();
   },
 };

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { actorOf } from '../../http/change-context.ts';
+import { contextOf } from '../../http/change-context.ts';
 import { errorResponses } from '../../http/schemas.ts';
 import { AuditListSchema, AuditQuery } from './audit.schemas.ts';
 import type { AuditService } from './audit.service.ts';
@@ -20,6 +20,6 @@ export const auditRoutes: FastifyPluginAsyncTypebox<{ audit: AuditService }> = a
         response: { 200: AuditListSchema, ...errorResponses() },
       },
     },
-    (request) => audit.list(actorOf(request), request.query),
+    (request) => audit.list(contextOf(request), request.query),
   );
 };

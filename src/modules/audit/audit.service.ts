@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
+import type { UseCaseContext } from '../../auth/actor.ts';
 import type { Database } from '../../db/schema.ts';
 import { BadRequestError, InvalidFieldError, PlanUpgradeRequiredError } from '../../errors.ts';
 import { formatApiDate, parseApiDate, toStoredDate } from '../../shared/dates.ts';
-import type { Actor } from '../keys/actor.ts';
 import { auditRepository as repo } from './audit.repository.ts';
 import { AUDIT_SCOPES, type AuditScope } from './audit.schemas.ts';
 
@@ -16,12 +16,13 @@ export interface AuditQueryInput {
 
 /** Reads the audit log that every change writes (AuditRecorder), newest first, page by page. */
 export class AuditService {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(private readonly reader: Kysely<Database>) {}
 
-  async list(actor: Actor, query: AuditQueryInput) {
-    if (actor.project.plan !== 'enterprise') throw new PlanUpgradeRequiredError('The audit log');
+  async list(ctx: UseCaseContext, query: AuditQueryInput) {
+    if (ctx.scope.project.plan !== 'enterprise') throw new PlanUpgradeRequiredError('The audit log');
+    const db = ctx.transaction ?? this.reader;
     const filter = {
-      projectId: actor.project.id,
+      projectId: ctx.scope.project.id,
       scopes: parseScopes(query),
       maxDate:
         query.max_date === undefined ? null : toStoredDate(parseApiDate('query.max_date', query.max_date)),
@@ -30,8 +31,8 @@ export class AuditService {
     const beforeId = query.cursor === undefined ? null : decodeCursor(query.cursor);
     // One more than asked tells whether a next page exists without a second count.
     const [rows, total] = await Promise.all([
-      repo.page(this.db, filter, beforeId, hits + 1),
-      repo.total(this.db, filter),
+      repo.page(db, filter, beforeId, hits + 1),
+      repo.total(db, filter),
     ]);
     const data = rows.slice(0, hits).map((row) => ({
       id: row.id,

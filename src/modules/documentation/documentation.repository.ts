@@ -3,7 +3,6 @@ import type { DialectName } from '../../db/dialect.ts';
 import type { Executor } from '../../db/executor.ts';
 import type { CategoriesTable, DocumentationTable } from '../../db/schema.ts';
 import { mapUnique } from '../../db/unique.ts';
-import { nextOrdr, slugsStartingWith } from '../../db/siblings.ts';
 
 export type DocumentationRow = Selectable<DocumentationTable>;
 export type CategoryRow = Selectable<CategoriesTable>;
@@ -42,14 +41,6 @@ export const documentationRepository = {
       .orderBy('ordr')
       .orderBy('id')
       .execute();
-  },
-
-  slugsStartingWith(db: Executor, versionId: number, base: string): Promise<Set<string>> {
-    return slugsStartingWith(db, 'documentation', versionId, base);
-  },
-
-  nextOrdr(db: Executor, versionId: number): Promise<number> {
-    return nextOrdr(db, 'documentation', versionId);
   },
 
   insert(db: Executor, values: Insertable<DocumentationTable>): Promise<DocumentationRow> {

@@ -1,21 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { actorOf } from '../../http/change-context.ts';
+import { contextOf } from '../../http/change-context.ts';
 import { errorResponses, IdParam } from '../../http/schemas.ts';
+import { DocumentationSchema } from './documentation.schemas.ts';
 import type { DocumentationService } from './documentation.service.ts';
-
-export const DocumentationSchema = Type.Object(
-  {
-    id: Type.Integer(),
-    title: Type.String(),
-    published: Type.Boolean({ description: 'True if readers can view it' }),
-    created: Type.String(),
-    updated: Type.String(),
-    slug: Type.String(),
-    ordr: Type.Integer({ description: 'Numerical order in the version' }),
-  },
-  { title: 'Documentation' },
-);
 
 export const documentationRoutes: FastifyPluginAsyncTypebox<{ documentation: DocumentationService }> = async (
   app,
@@ -33,6 +21,6 @@ export const documentationRoutes: FastifyPluginAsyncTypebox<{ documentation: Doc
         response: { 200: Type.Array(DocumentationSchema), ...errorResponses(404) },
       },
     },
-    (request) => documentation.listForVersion(actorOf(request), request.params.versionId),
+    (request) => documentation.listForVersion(contextOf(request), request.params.versionId),
   );
 };

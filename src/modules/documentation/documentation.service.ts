@@ -1,14 +1,16 @@
 import type { Kysely } from 'kysely';
+import { assertVersionInScope, type Scope, type UseCaseContext } from '../../auth/actor.ts';
 import type { Clock } from '../../clock.ts';
-import { int, type Executor } from '../../db/executor.ts';
 import type { DialectName } from '../../db/dialect.ts';
+import { int, type Executor } from '../../db/executor.ts';
 import type { Database } from '../../db/schema.ts';
+import { nextOrdr, pickSlug } from '../../db/siblings.ts';
+import { inTransaction } from '../../db/transaction.ts';
 import { NotFoundError } from '../../errors.ts';
+import type { ChangeRecorder } from '../../events/change-recorder.ts';
 import { toStoredDate } from '../../shared/dates.ts';
-import { retryOnUniqueViolation, slugConflict } from '../../shared/retry.ts';
-import { assertSlug, firstFreeSlug, slugify } from '../../shared/slug.ts';
-import type { AuditRecorder } from '../audit/audit.recorder.ts';
-import { assertVersionInScope, type Actor, type ChangeContext } from '../keys/actor.ts';
+import { assertSlug } from '../../shared/slug.ts';
+import { assertNotBlank } from '../../shared/text.ts';
 import type { VersionsService } from '../versions/versions.service.ts';
 import {
   presentCategory,
@@ -16,118 +18,122 @@ import {
   type Category,
   type Documentation,
 } from './documentation.presenter.ts';
-import { documentationRepository as repo, type DocumentationRow } from './documentation.repository.ts';
-import { assertNotBlank } from '../../shared/text.ts';
+import {
+  documentationRepository as repo,
+  type CategoryRow,
+  type DocumentationRow,
+} from './documentation.repository.ts';
 
 export interface DocumentationCreateInput {
-  versionId: number;
   title: string;
   slug?: string;
   published?: boolean;
 }
 
+export type { CategoryRow, DocumentationRow };
+
 export class DocumentationService {
   constructor(
     private readonly db: Kysely<Database>,
+    private readonly reader: Kysely<Database>,
     private readonly clock: Clock,
-    private readonly audit: AuditRecorder,
+    private readonly changes: ChangeRecorder,
     private readonly versions: VersionsService,
     private readonly dialect: DialectName,
   ) {}
 
-  async listForVersion(actor: Actor, versionId: number): Promise<Documentation[]> {
-    const version = await this.versions.resolve(this.db, actor, { id: versionId });
-    const rows = await repo.listByVersion(this.db, version.id);
+  async listForVersion(ctx: UseCaseContext, versionId: number): Promise<Documentation[]> {
+    const db = ctx.transaction ?? this.reader;
+    const version = await this.versions.resolve(db, ctx.scope, { id: versionId });
+    const rows = await repo.listByVersion(db, version.id);
     return rows.map(presentDocumentation);
   }
 
-  /** A section of the actor's project, honouring the key's version scope (404 / 403). */
-  async resolve(db: Executor, actor: Actor, id: number): Promise<DocumentationRow> {
-    const row = await repo.findById(db, actor.project.id, id);
+  /** A section of the scope's project, honouring its version scope (404 / 403). */
+  async resolve(db: Executor, scope: Scope, id: number): Promise<DocumentationRow> {
+    const row = await repo.findById(db, scope.project.id, id);
     if (!row) throw new NotFoundError(`Documentation ${id} not found.`);
-    assertVersionInScope(actor, row.version_id);
+    assertVersionInScope(scope, row.version_id);
     return row;
   }
 
-  async create(input: DocumentationCreateInput, ctx: ChangeContext): Promise<Documentation> {
+  /** A live section of a version by its slug, or undefined. */
+  findBySlug(db: Executor, versionId: number, slug: string): Promise<DocumentationRow | undefined> {
+    return repo.findBySlug(db, versionId, slug);
+  }
+
+  /** A section in a version of the scope's project, placed after the others. */
+  async create(
+    ctx: UseCaseContext,
+    versionId: number,
+    input: DocumentationCreateInput,
+  ): Promise<Documentation> {
     assertNotBlank('title', input.title);
     if (input.slug !== undefined) assertSlug('slug', input.slug);
-    return retryOnUniqueViolation(() =>
-      this.db.transaction().execute(async (trx) => {
-        const version = await trx
-          .selectFrom('versions')
-          .select(['id', 'project_id'])
-          .where('id', '=', input.versionId)
-          .where('deleted_at', 'is', null)
-          .executeTakeFirst();
-        if (!version) throw new NotFoundError(`Version ${input.versionId} not found.`);
-        let slug: string;
-        if (input.slug !== undefined) {
-          if (await repo.findBySlug(trx, version.id, input.slug))
-            throw slugConflict('documentation', input.slug);
-          slug = input.slug;
-        } else {
-          const base = slugify(input.title, 'documentation');
-          slug = firstFreeSlug(base, await repo.slugsStartingWith(trx, version.id, base));
-        }
-        const now = toStoredDate(this.clock.now());
-        const row = await repo.insert(trx, {
+    return inTransaction(this.db, ctx, async (tx) => {
+      const trx = tx.transaction;
+      const version = await this.versions.resolve(trx, ctx.scope, { id: versionId });
+      const slug = await pickSlug(trx, 'documentation', version.id, {
+        kind: 'documentation',
+        explicit: input.slug,
+        title: input.title,
+        fallback: 'documentation',
+      });
+      const now = toStoredDate(this.clock.now());
+      const documentation = presentDocumentation(
+        await repo.insert(trx, {
           version_id: version.id,
           title: input.title,
           slug,
           published: int(input.published ?? false),
-          ordr: await repo.nextOrdr(trx, version.id),
+          ordr: await nextOrdr(trx, 'documentation', version.id),
           deleted_at: null,
           created: now,
           updated: now,
-        });
-        await this.audit.record(trx, ctx, {
-          projectId: version.project_id,
-          scope: 'content',
-          entity: 'documentation',
-          entityId: row.id,
-          operation: 'INS',
-          message: `Documentation '${row.title}' created`,
-          details: { versionId: version.id, slug: row.slug, published: input.published ?? false },
-        });
-        return presentDocumentation(row);
-      }),
-    );
+        }),
+      );
+      await this.changes.record(tx, {
+        type: 'documentation.created',
+        projectId: ctx.scope.project.id,
+        versionId: version.id,
+        documentation,
+      });
+      return documentation;
+    });
   }
 
-  async createCategory(
-    input: { documentationId: number; title: string },
-    ctx: ChangeContext,
-  ): Promise<Category> {
-    assertNotBlank('title', input.title);
-    return this.db.transaction().execute(async (trx) => {
-      const section = await trx
-        .selectFrom('documentation as d')
-        .innerJoin('versions as v', 'v.id', 'd.version_id')
-        .select(['d.id', 'v.project_id'])
-        .where('d.id', '=', input.documentationId)
-        .where('d.deleted_at', 'is', null)
-        .executeTakeFirst();
-      if (!section) throw new NotFoundError(`Documentation ${input.documentationId} not found.`);
-      await repo.lockIndex(trx, this.dialect, section.id);
+  /** A category at the end of a section's index. */
+  async createCategory(ctx: UseCaseContext, documentationId: number, title: string): Promise<Category> {
+    assertNotBlank('title', title);
+    return inTransaction(this.db, ctx, async (tx) => {
+      const trx = tx.transaction;
+      const section = await this.resolve(trx, ctx.scope, documentationId);
+      await this.lockIndex(trx, section.id);
       const now = toStoredDate(this.clock.now());
-      const row = await repo.insertCategory(trx, {
-        documentation_id: section.id,
-        title: input.title,
-        position: await repo.nextPosition(trx, section.id),
-        created: now,
-        updated: now,
-      });
-      await this.audit.record(trx, ctx, {
-        projectId: section.project_id,
-        scope: 'content',
-        entity: 'category',
-        entityId: row.id,
-        operation: 'INS',
-        message: `Category '${row.title}' created`,
-        details: { documentationId: section.id },
-      });
-      return presentCategory(row);
+      const category = presentCategory(
+        await repo.insertCategory(trx, {
+          documentation_id: section.id,
+          title,
+          position: await repo.nextPosition(trx, section.id),
+          created: now,
+          updated: now,
+        }),
+      );
+      await this.changes.record(tx, { type: 'category.created', projectId: ctx.scope.project.id, category });
+      return category;
     });
+  }
+
+  /**
+   * Serialises writers of one section's index and page slugs on PostgreSQL (a row lock held to
+   * commit). SQLite needs none: its single writer connection runs one transaction at a time.
+   */
+  lockIndex(db: Executor, documentationId: number): Promise<void> {
+    return repo.lockIndex(db, this.dialect, documentationId);
+  }
+
+  /** The next free position at the end of a section's index (categories and pages share it). */
+  nextPosition(db: Executor, documentationId: number): Promise<number> {
+    return repo.nextPosition(db, documentationId);
   }
 }

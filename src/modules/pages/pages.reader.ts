@@ -1,17 +1,15 @@
 import type { Kysely } from 'kysely';
+import { assertVersionInScope, type UseCaseContext } from '../../auth/actor.ts';
+import type { Executor } from '../../db/executor.ts';
 import type { Database } from '../../db/schema.ts';
 import { BadRequestError, NotFoundError, type FieldProblem } from '../../errors.ts';
-import { documentationRepository } from '../documentation/documentation.repository.ts';
-import type { DocumentationService } from '../documentation/documentation.service.ts';
-import type { DocumentationRow } from '../documentation/documentation.repository.ts';
-import { assertVersionInScope, type Actor } from '../keys/actor.ts';
+import type { DocumentationRow, DocumentationService } from '../documentation/documentation.service.ts';
 import type { VersionRow } from '../versions/versions.repository.ts';
 import type { VersionSelector, VersionsService } from '../versions/versions.service.ts';
-import type { PageReads } from './pages.fast-reads.ts';
 import type { PageResponseCache } from './page-responses.ts';
 import { presentPage, type Page } from './pages.presenter.ts';
 import type { PageRenderer } from './pages.renderer.ts';
-import { pagesRepository as repo, type PageView } from './pages.repository.ts';
+import type { PageQueries, PageView } from './pages.repository.ts';
 import type { PageBySlugInput, PageFormat } from './pages.schemas.ts';
 
 const MAX_ID = 2147483647;
@@ -19,8 +17,8 @@ const MAX_ID = 2147483647;
 /** Reads of one page, by id or by slugs, with its contents in the format asked for. */
 export class PageReader {
   constructor(
-    private readonly db: Kysely<Database>,
-    private readonly reads: PageReads,
+    private readonly reader: Kysely<Database>,
+    private readonly queries: PageQueries,
     private readonly renderer: PageRenderer,
     private readonly versions: VersionsService,
     private readonly documentation: DocumentationService,
@@ -28,20 +26,21 @@ export class PageReader {
   ) {}
 
   /** The page as its serialised JSON answer, served from the response cache when still current. */
-  async getJson(actor: Actor, id: number, format: PageFormat): Promise<string> {
+  async getJson(ctx: UseCaseContext, id: number, format: PageFormat): Promise<string> {
+    const projectId = ctx.scope.project.id;
     const key = `${id}:${format}`;
+    // Inside a transaction the stamp is null: nothing is served from, or kept in, the cache.
     const stamp = this.responses.stamp();
-    const cached = stamp === null ? undefined : this.responses.get(key, stamp, actor.project.id);
+    const cached = stamp === null ? undefined : this.responses.get(key, stamp, projectId);
     if (cached) {
-      assertVersionInScope(actor, cached.versionId);
+      assertVersionInScope(ctx.scope, cached.versionId);
       return cached.body;
     }
-    const view = await this.reads.view(actor.project.id, id);
+    const view = await this.queries.view(ctx.transaction, projectId, id);
     if (!view) throw new NotFoundError(`Page ${id} not found.`);
-    assertVersionInScope(actor, view.version_id);
-    const body = JSON.stringify(await this.present(view, format));
-    if (stamp !== null)
-      this.responses.set(key, stamp, { projectId: actor.project.id, versionId: view.version_id, body });
+    assertVersionInScope(ctx.scope, view.version_id);
+    const body = JSON.stringify(await this.present(view, format, ctx.transaction));
+    if (stamp !== null) this.responses.set(key, stamp, { projectId, versionId: view.version_id, body });
     return body;
   }
 
@@ -49,29 +48,30 @@ export class PageReader {
    * A page named by version, section and page slug. Where both the id and the slug of the version (or
    * of the section) are given, both must name the same one; otherwise the request is a 400.
    */
-  async getBySlugs(actor: Actor, query: PageBySlugInput): Promise<Page> {
+  async getBySlugs(ctx: UseCaseContext, query: PageBySlugInput): Promise<Page> {
     const pageSlug = requireSlugQuery(query);
-    const version = await this.version(actor, query);
-    const section = await this.section(actor, version, query);
-    const view = await repo.findViewBySlug(this.db, actor.project.id, section.id, pageSlug);
+    const db = ctx.transaction ?? this.reader;
+    const version = await this.version(db, ctx, query);
+    const section = await this.section(db, ctx, version, query);
+    const view = await this.queries.viewBySlug(ctx.transaction, ctx.scope.project.id, section.id, pageSlug);
     if (!view) {
       throw new NotFoundError(`Page '${pageSlug}' not found in documentation '${section.slug}'.`);
     }
-    return this.present(view, query.format ?? 'darkdown');
+    return this.present(view, query.format ?? 'darkdown', ctx.transaction);
   }
 
-  private async present(view: PageView, format: PageFormat): Promise<Page> {
-    return presentPage(view, await this.renderer.contents(view, format));
+  private async present(view: PageView, format: PageFormat, trx: Executor | undefined): Promise<Page> {
+    return presentPage(view, await this.renderer.contents(view, format, trx));
   }
 
-  private async version(actor: Actor, query: PageBySlugInput): Promise<VersionRow> {
+  private async version(db: Executor, ctx: UseCaseContext, query: PageBySlugInput): Promise<VersionRow> {
     const byId = query.version_id === undefined ? null : versionIdSelector(query.version_id);
     const bySlug = query.version_slug === undefined ? null : { slug: query.version_slug };
     const selector = byId ?? bySlug;
     if (selector === null) throw new Error('unreachable: the version parameters were checked');
-    const first = await this.versions.resolve(this.db, actor, selector);
+    const first = await this.versions.resolve(db, ctx.scope, selector);
     if (byId !== null && bySlug !== null) {
-      const second = await this.versions.resolve(this.db, actor, bySlug);
+      const second = await this.versions.resolve(db, ctx.scope, bySlug);
       if (second.id !== first.id) {
         throw disagreement('version_slug', `names version ${second.id}, not version_id ${query.version_id}`);
       }
@@ -80,13 +80,14 @@ export class PageReader {
   }
 
   private async section(
-    actor: Actor,
+    db: Executor,
+    ctx: UseCaseContext,
     version: VersionRow,
     query: PageBySlugInput,
   ): Promise<DocumentationRow> {
     let byId: DocumentationRow | null = null;
     if (query.documentation_id !== undefined) {
-      byId = await this.documentation.resolve(this.db, actor, query.documentation_id);
+      byId = await this.documentation.resolve(db, ctx.scope, query.documentation_id);
       if (byId.version_id !== version.id) {
         throw new NotFoundError(
           `Documentation ${query.documentation_id} not found in version '${version.slug}'.`,
@@ -97,7 +98,7 @@ export class PageReader {
       if (byId === null) throw new Error('unreachable: the documentation parameters were checked');
       return byId;
     }
-    const bySlug = await documentationRepository.findBySlug(this.db, version.id, query.documentation_slug);
+    const bySlug = await this.documentation.findBySlug(db, version.id, query.documentation_slug);
     if (!bySlug) {
       throw new NotFoundError(
         `Documentation '${query.documentation_slug}' not found in version '${version.slug}'.`,

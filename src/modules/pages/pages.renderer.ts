@@ -1,8 +1,8 @@
 import { hash } from 'node:crypto';
 import { autoLinkTargets, renderContent, type RenderContext } from '../../content/index.ts';
-import type { PageView } from './pages.repository.ts';
+import type { Executor } from '../../db/executor.ts';
+import type { PageQueries, PageView } from './pages.repository.ts';
 import type { PageFormat } from './pages.schemas.ts';
-import type { PageReads } from './pages.fast-reads.ts';
 import { LruCache } from './render-cache.ts';
 
 export interface RenderCacheOptions {
@@ -36,7 +36,7 @@ export class PageRenderer {
   private renders = 0;
 
   constructor(
-    private readonly reads: PageReads,
+    private readonly queries: PageQueries,
     options: RenderCacheOptions = {},
   ) {
     this.cache = new LruCache(
@@ -55,9 +55,11 @@ export class PageRenderer {
     };
   }
 
+  /** `trx`: the transaction the read runs in, if any. */
   async contents(
     view: PageView,
     format: PageFormat,
+    trx?: Executor,
   ): Promise<{ draft: string | null; published: string | null }> {
     const draft = view.content_draft;
     const published = view.content_published;
@@ -65,7 +67,7 @@ export class PageRenderer {
 
     const draftTargets = draft === null ? [] : autoLinkTargets(draft);
     const publishedTargets = published === null ? [] : autoLinkTargets(published);
-    const pageTitles = await this.linkTitles(view.version_id, [...draftTargets, ...publishedTargets]);
+    const pageTitles = await this.linkTitles(trx, view.version_id, [...draftTargets, ...publishedTargets]);
     const ctx: RenderContext = { pageTitles, variables: this.parseVariables(view.variables) };
     return {
       draft: draft === null ? null : this.render(draft, draftTargets, format, ctx, view.variables),
@@ -97,10 +99,14 @@ export class PageRenderer {
     return output;
   }
 
-  private async linkTitles(versionId: number, targets: readonly string[]): Promise<Map<string, string>> {
+  private async linkTitles(
+    trx: Executor | undefined,
+    versionId: number,
+    targets: readonly string[],
+  ): Promise<Map<string, string>> {
     const titles = new Map<string, string>();
     if (targets.length === 0) return titles;
-    for (const row of await this.reads.linkTitles(versionId, [...new Set(targets)])) {
+    for (const row of await this.queries.linkTitles(trx, versionId, [...new Set(targets)])) {
       titles.set(`${row.documentation_slug}/${row.slug}`, row.title);
     }
     return titles;

@@ -1,8 +1,9 @@
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import { sql, type Insertable, type Kysely, type Selectable, type Updateable } from 'kysely';
+import type { DatabaseHandle } from '../../db/dialect.ts';
 import type { Executor } from '../../db/executor.ts';
-import type { PageHistoryTable, PagesTable } from '../../db/schema.ts';
+import { PreparedRead } from '../../db/prepared.ts';
+import type { Database, PageHistoryTable, PagesTable } from '../../db/schema.ts';
 import { mapUnique } from '../../db/unique.ts';
-import { slugsStartingWith } from '../../db/siblings.ts';
 
 export type PageRow = Selectable<PagesTable>;
 
@@ -58,60 +59,97 @@ const views = (db: Executor, projectId: number) =>
     .where('d.deleted_at', 'is', null)
     .where('v.deleted_at', 'is', null);
 
-export const pagesRepository = {
-  findView(db: Executor, projectId: number, id: number): Promise<PageView | undefined> {
-    return views(db, projectId).where('p.id', '=', id).executeTakeFirst();
-  },
+/** [auto$] link targets are looked up this many at a time. */
+const LINK_SLOTS = 4;
 
-  findViewBySlug(
-    db: Executor,
+/**
+ * Titles of the live pages named by (section slug, page slug) pairs in one version. The pairs drive
+ * the join (a VALUES list of LINK_SLOTS rows, unused ones null) so that each is one lookup in the
+ * unique (documentation_id, slug) index: with the slugs as `IN` lists, SQLite's planner scans a whole
+ * section through the listing index instead. On SQLite the unary `+` keeps that index out of the
+ * deleted_at tests too.
+ */
+const linkTitles = (
+  db: Kysely<Database>,
+  sqlite: boolean,
+  versionId: number,
+  slots: Array<string | null>,
+) => {
+  const rows = [];
+  for (let i = 0; i < slots.length; i += 2) rows.push(sql`(${slots[i]}, ${slots[i + 1]})`);
+  const wanted = sql<{ column1: string; column2: string }>`(values ${sql.join(rows)})`.as('wanted');
+  const deletedAt = (column: 'p.deleted_at' | 'd.deleted_at') =>
+    sqlite ? sql`+${sql.ref(column)}` : sql.ref(column);
+  return db
+    .selectFrom(wanted)
+    .innerJoin('documentation as d', (join) =>
+      join.on('d.version_id', '=', versionId).onRef('d.slug', '=', 'wanted.column1'),
+    )
+    .innerJoin('pages as p', (join) =>
+      join.onRef('p.documentation_id', '=', 'd.id').onRef('p.slug', '=', 'wanted.column2'),
+    )
+    .select(['d.slug as documentation_slug', 'p.slug', 'p.title'])
+    .where(deletedAt('p.deleted_at'), 'is', null)
+    .where(deletedAt('d.deleted_at'), 'is', null);
+};
+
+/**
+ * The reads of pages, each defined once and compiled once (db/prepared.ts): on the read connection
+ * for requests, on the transaction for the reads inside a write.
+ */
+export class PageQueries {
+  private readonly byId: PreparedRead<[projectId: number, id: number], PageView>;
+  private readonly bySlug: PreparedRead<[projectId: number, documentationId: number, slug: string], PageView>;
+  private readonly titles: PreparedRead<Array<string | number | null>, LinkTitleRow>;
+
+  constructor(handle: DatabaseHandle) {
+    this.byId = new PreparedRead(handle, 2, (db, projectId, id) =>
+      views(db, projectId).where('p.id', '=', id),
+    );
+    this.bySlug = new PreparedRead(handle, 3, (db, projectId, documentationId, slug) =>
+      views(db, projectId).where('p.documentation_id', '=', documentationId).where('p.slug', '=', slug),
+    );
+    const sqlite = handle.dialect === 'sqlite';
+    this.titles = new PreparedRead(handle, LINK_SLOTS * 2 + 1, (db, versionId, ...slots) =>
+      linkTitles(db, sqlite, versionId as number, slots as Array<string | null>),
+    );
+  }
+
+  /** A live page of the project by id; `trx` when inside a transaction. */
+  view(trx: Executor | undefined, projectId: number, id: number): Promise<PageView | undefined> {
+    return this.byId.first(trx, projectId, id);
+  }
+
+  viewBySlug(
+    trx: Executor | undefined,
     projectId: number,
     documentationId: number,
     slug: string,
   ): Promise<PageView | undefined> {
-    return views(db, projectId)
-      .where('p.documentation_id', '=', documentationId)
-      .where('p.slug', '=', slug)
-      .executeTakeFirst();
-  },
+    return this.bySlug.first(trx, projectId, documentationId, slug);
+  }
 
-  /** Titles of the live pages of a version named by (section slug, page slug) pairs; missing ones are left out. */
+  /** Titles of the pages named by `${documentationSlug}/${pageSlug}` keys in one version. */
   async linkTitles(
-    db: Executor,
+    trx: Executor | undefined,
     versionId: number,
-    pairs: ReadonlyArray<{ documentation_slug: string; slug: string }>,
+    keys: readonly string[],
   ): Promise<LinkTitleRow[]> {
-    if (pairs.length === 0) return [];
-    const wanted = new Set(pairs.map((p) => `${p.documentation_slug}/${p.slug}`));
-    // Both slug lists cross-multiply; the exact pairs are kept below. The unique index serves it.
-    const rows = await db
-      .selectFrom('pages as p')
-      .innerJoin('documentation as d', 'd.id', 'p.documentation_id')
-      .select(['d.slug as documentation_slug', 'p.slug', 'p.title'])
-      .where('d.version_id', '=', versionId)
-      .where('d.slug', 'in', [...new Set(pairs.map((p) => p.documentation_slug))])
-      .where('p.slug', 'in', [...new Set(pairs.map((p) => p.slug))])
-      .where('p.deleted_at', 'is', null)
-      .where('d.deleted_at', 'is', null)
-      .execute();
-    return rows.filter((r) => wanted.has(`${r.documentation_slug}/${r.slug}`));
-  },
+    const rows: LinkTitleRow[] = [];
+    for (let start = 0; start < keys.length; start += LINK_SLOTS) {
+      const slots: Array<string | null> = [];
+      for (const key of keys.slice(start, start + LINK_SLOTS)) {
+        const slash = key.indexOf('/');
+        slots.push(key.slice(0, slash), key.slice(slash + 1));
+      }
+      while (slots.length < LINK_SLOTS * 2) slots.push(null);
+      rows.push(...(await this.titles.all(trx, versionId, ...slots)));
+    }
+    return rows;
+  }
+}
 
-  /** Deleted pages count too: they still hold their slug in the unique index. */
-  slugsStartingWith(db: Executor, documentationId: number, base: string): Promise<Set<string>> {
-    return slugsStartingWith(db, 'pages', documentationId, base);
-  },
-
-  async slugOwner(db: Executor, documentationId: number, slug: string): Promise<number | undefined> {
-    const row = await db
-      .selectFrom('pages')
-      .select('id')
-      .where('documentation_id', '=', documentationId)
-      .where('slug', '=', slug)
-      .executeTakeFirst();
-    return row?.id;
-  },
-
+export const pagesRepository = {
   categories(db: Executor, documentationId: number) {
     return db
       .selectFrom('categories')

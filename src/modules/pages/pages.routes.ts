@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { actorOf, changeContext } from '../../http/change-context.ts';
+import { contextOf } from '../../http/change-context.ts';
 import { errorResponses, IdParam } from '../../http/schemas.ts';
 import {
   PageBySlugQuery,
@@ -24,7 +24,7 @@ export const pagesRoutes: FastifyPluginAsyncTypebox<{ pages: PagesService }> = a
         response: { 200: PageSchema, ...errorResponses(404, 409, 413, 415) },
       },
     },
-    (request) => pages.create(actorOf(request), request.params.id, request.body, changeContext(request)),
+    (request) => pages.create(contextOf(request), request.params.id, request.body),
   );
 
   app.put(
@@ -40,7 +40,7 @@ export const pagesRoutes: FastifyPluginAsyncTypebox<{ pages: PagesService }> = a
         response: { 200: PageSchema, ...errorResponses(404, 409, 413, 415) },
       },
     },
-    (request) => pages.update(actorOf(request), request.params.id, request.body, changeContext(request)),
+    (request) => pages.update(contextOf(request), request.params.id, request.body),
   );
 
   app.put(
@@ -55,7 +55,7 @@ export const pagesRoutes: FastifyPluginAsyncTypebox<{ pages: PagesService }> = a
         response: { 200: PageSchema, ...errorResponses(404) },
       },
     },
-    (request) => pages.publish(actorOf(request), request.params.id, changeContext(request)),
+    (request) => pages.publish(contextOf(request), request.params.id),
   );
 
   app.get(
@@ -71,7 +71,7 @@ export const pagesRoutes: FastifyPluginAsyncTypebox<{ pages: PagesService }> = a
         response: { 200: PageSchema, ...errorResponses(404) },
       },
     },
-    (request) => pages.getBySlugs(actorOf(request), request.query),
+    (request) => pages.getBySlugs(contextOf(request), request.query),
   );
 
   app.get(
@@ -89,7 +89,7 @@ export const pagesRoutes: FastifyPluginAsyncTypebox<{ pages: PagesService }> = a
     },
     async (request, reply) => {
       const body = await pages.getJson(
-        actorOf(request),
+        contextOf(request),
         request.params.id,
         request.query.format ?? 'darkdown',
       );

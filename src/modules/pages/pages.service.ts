@@ -1,52 +1,56 @@
 import type { Kysely } from 'kysely';
+import {
+  assertVersionInScope,
+  type Scope,
+  type TransactionContext,
+  type UseCaseContext,
+} from '../../auth/actor.ts';
 import type { Clock } from '../../clock.ts';
-import type { DatabaseHandle, DialectName } from '../../db/dialect.ts';
+import type { DatabaseHandle } from '../../db/dialect.ts';
 import { int, type Executor } from '../../db/executor.ts';
 import type { Database, PageHistoryTable } from '../../db/schema.ts';
+import { pickSlug, slugConflict } from '../../db/siblings.ts';
+import { inTransaction } from '../../db/transaction.ts';
 import { BadRequestError, InvalidFieldError, NotFoundError, UniqueViolationError } from '../../errors.ts';
+import type { ChangeEvent } from '../../events/change-events.ts';
+import type { ChangeRecorder } from '../../events/change-recorder.ts';
 import { toStoredDate } from '../../shared/dates.ts';
-import { retryOnUniqueViolation, slugConflict } from '../../shared/retry.ts';
-import { assertSlug, firstFreeSlug, slugify } from '../../shared/slug.ts';
-import type { AuditRecorder } from '../audit/audit.recorder.ts';
-import { documentationRepository } from '../documentation/documentation.repository.ts';
+import { assertSlug, slugify } from '../../shared/slug.ts';
+import { assertNotBlank } from '../../shared/text.ts';
 import type { DocumentationService } from '../documentation/documentation.service.ts';
-import { assertVersionInScope, type Actor, type ChangeContext } from '../keys/actor.ts';
 import type { VersionsService } from '../versions/versions.service.ts';
-import { PageReads } from './pages.fast-reads.ts';
+import { PageResponseCache } from './page-responses.ts';
 import { presentPage, type Page } from './pages.presenter.ts';
 import { PageReader } from './pages.reader.ts';
-import { PageResponseCache } from './page-responses.ts';
 import { PageRenderer, type RenderCacheOptions, type RenderStats } from './pages.renderer.ts';
-import { pagesRepository as repo, type PageView } from './pages.repository.ts';
+import { PageQueries, pagesRepository as repo, type PageView } from './pages.repository.ts';
 import type { PageBySlugInput, PageCreateInput, PageFormat, PageUpdateInput } from './pages.schemas.ts';
-import { assertNotBlank } from '../../shared/text.ts';
 
 export const CREATE_MESSAGE = 'Created using API';
 export const UPDATE_MESSAGE = 'Updated using API';
 export const PUBLISH_MESSAGE = 'Published using API';
 
-/** Pages: create, update and publish here (one transaction each, history and audit inside it); reads in PageReader. */
+/** Pages: create, update and publish here (one transaction each, history and change event inside it); reads in PageReader. */
 export class PagesService {
   private readonly db: Kysely<Database>;
-  private readonly dialect: DialectName;
+  private readonly queries: PageQueries;
   private readonly renderer: PageRenderer;
   private readonly reader: PageReader;
 
   constructor(
     database: DatabaseHandle,
     private readonly clock: Clock,
-    private readonly audit: AuditRecorder,
+    private readonly changes: ChangeRecorder,
     versions: VersionsService,
     private readonly documentation: DocumentationService,
     renderCache: RenderCacheOptions = {},
   ) {
     this.db = database.db;
-    this.dialect = database.dialect;
-    const reads = new PageReads(database.db, database.sqlite);
-    this.renderer = new PageRenderer(reads, renderCache);
+    this.queries = new PageQueries(database);
+    this.renderer = new PageRenderer(this.queries, renderCache);
     this.reader = new PageReader(
-      database.db,
-      reads,
+      database.reader,
+      this.queries,
       this.renderer,
       versions,
       documentation,
@@ -55,117 +59,116 @@ export class PagesService {
   }
 
   /** `GET /page/{id}`: the serialised answer, so a cached one is sent as it is. */
-  getJson(actor: Actor, id: number, format: PageFormat): Promise<string> {
-    return this.reader.getJson(actor, id, format);
+  getJson(ctx: UseCaseContext, id: number, format: PageFormat): Promise<string> {
+    return this.reader.getJson(ctx, id, format);
   }
 
-  getBySlugs(actor: Actor, query: PageBySlugInput): Promise<Page> {
-    return this.reader.getBySlugs(actor, query);
+  getBySlugs(ctx: UseCaseContext, query: PageBySlugInput): Promise<Page> {
+    return this.reader.getBySlugs(ctx, query);
   }
 
   renderStats(): RenderStats {
     return this.renderer.stats();
   }
 
-  async create(
-    actor: Actor,
-    documentationId: number,
-    input: PageCreateInput,
-    ctx: ChangeContext,
-  ): Promise<Page> {
-    assertTitle(input.title);
+  async create(ctx: UseCaseContext, documentationId: number, input: PageCreateInput): Promise<Page> {
+    assertNotBlank('body.title', input.title);
     if (input.slug !== undefined) assertSlug('body.slug', input.slug);
     const message = input.message ?? CREATE_MESSAGE;
-    return retryOnUniqueViolation(() =>
-      this.db.transaction().execute(async (trx) => {
-        const section = await this.documentation.resolve(trx, actor, documentationId);
-        await documentationRepository.lockIndex(trx, this.dialect, section.id);
-        const placement = await this.placement(trx, section.id, input.categoryTitle);
-        let slug: string;
-        if (input.slug !== undefined) {
-          if ((await repo.slugOwner(trx, section.id, input.slug)) !== undefined)
-            throw slugConflict('page', input.slug);
-          slug = input.slug;
-        } else {
-          const base = slugify(input.title, 'page');
-          slug = firstFreeSlug(base, await repo.slugsStartingWith(trx, section.id, base));
-        }
-        const now = toStoredDate(this.clock.now());
-        const row = await explicitSlug(input.slug, () =>
-          repo.insert(trx, {
-            documentation_id: section.id,
-            category_id: placement.categoryId,
-            parent_page_id: null,
-            title: input.title,
-            slug,
-            listed: int(false),
-            content_draft: input.content,
-            content_published: null,
-            position: placement.position,
-            deleted_at: null,
-            created: now,
-            updated: now,
-          }),
-        );
-        const view = await this.view(trx, actor, row.id);
-        await this.record(trx, ctx, actor.project.id, view, 'create', message, {
-          documentationId: section.id,
-          categoryId: placement.categoryId,
-          position: placement.position,
+    return inTransaction(this.db, ctx, async (tx) => {
+      const trx = tx.transaction;
+      const section = await this.documentation.resolve(trx, ctx.scope, documentationId);
+      await this.documentation.lockIndex(trx, section.id);
+      const placement = await this.placement(trx, section.id, input.categoryTitle);
+      const slug = await pickSlug(trx, 'pages', section.id, {
+        kind: 'page',
+        explicit: input.slug,
+        title: input.title,
+        fallback: 'page',
+      });
+      const now = toStoredDate(this.clock.now());
+      const row = await explicitSlug(input.slug, () =>
+        repo.insert(trx, {
+          documentation_id: section.id,
+          category_id: placement.categoryId,
+          parent_page_id: null,
+          title: input.title,
           slug,
-        });
-        return presentPage(view);
-      }),
-    );
+          listed: int(false),
+          content_draft: input.content,
+          content_published: null,
+          position: placement.position,
+          deleted_at: null,
+          created: now,
+          updated: now,
+        }),
+      );
+      const view = await this.view(trx, ctx.scope, row.id);
+      return this.record(tx, view, 'create', message, (page) => ({
+        type: 'page.created',
+        projectId: ctx.scope.project.id,
+        page,
+        documentationId: section.id,
+        categoryId: placement.categoryId,
+        position: placement.position,
+        message,
+      }));
+    });
   }
 
-  async update(actor: Actor, id: number, input: PageUpdateInput, ctx: ChangeContext): Promise<Page> {
+  async update(ctx: UseCaseContext, id: number, input: PageUpdateInput): Promise<Page> {
     if (input.title === undefined && input.slug === undefined && input.content === undefined) {
       throw new BadRequestError('Give at least one of title, slug, content.', [
         { field: 'body', message: 'must have at least one of title, slug, content' },
       ]);
     }
-    if (input.title !== undefined) assertTitle(input.title);
+    if (input.title !== undefined) assertNotBlank('body.title', input.title);
     if (input.slug !== undefined) assertSlug('body.slug', input.slug);
     const message = input.message ?? UPDATE_MESSAGE;
-    return retryOnUniqueViolation(() =>
-      this.db.transaction().execute(async (trx) => {
-        const before = await this.view(trx, actor, id);
-        await documentationRepository.lockIndex(trx, this.dialect, before.documentation_id);
-        let slug = before.slug;
-        if (input.slug !== undefined) {
-          const owner = await repo.slugOwner(trx, before.documentation_id, input.slug);
-          if (owner !== undefined && owner !== id) throw slugConflict('page', input.slug);
-          slug = input.slug;
-        } else if (input.title !== undefined) {
-          slug = await this.regeneratedSlug(trx, before, input.title);
-        }
-        await explicitSlug(input.slug, () =>
-          repo.update(trx, id, {
-            ...(input.title !== undefined ? { title: input.title } : {}),
-            ...(input.content !== undefined ? { content_draft: input.content } : {}),
-            slug,
-            updated: toStoredDate(this.clock.now()),
-          }),
-        );
-        const after = await this.view(trx, actor, id);
-        await this.record(trx, ctx, actor.project.id, after, 'update', message, {
-          before: { title: before.title, slug: before.slug },
-          after: { title: after.title, slug: after.slug },
-          contentChanged: input.content !== undefined && input.content !== before.content_draft,
+    return inTransaction(this.db, ctx, async (tx) => {
+      const trx = tx.transaction;
+      const before = await this.view(trx, ctx.scope, id);
+      await this.documentation.lockIndex(trx, before.documentation_id);
+      let slug = before.slug;
+      if (input.slug !== undefined) {
+        slug = await pickSlug(trx, 'pages', before.documentation_id, {
+          kind: 'page',
+          explicit: input.slug,
+          title: before.title,
+          fallback: 'page',
+          self: id,
         });
-        return presentPage(after);
-      }),
-    );
+      } else if (input.title !== undefined) {
+        slug = await this.regeneratedSlug(trx, before, input.title);
+      }
+      await explicitSlug(input.slug, () =>
+        repo.update(trx, id, {
+          ...(input.title !== undefined ? { title: input.title } : {}),
+          ...(input.content !== undefined ? { content_draft: input.content } : {}),
+          slug,
+          updated: toStoredDate(this.clock.now()),
+        }),
+      );
+      const after = await this.view(trx, ctx.scope, id);
+      return this.record(tx, after, 'update', message, (page) => ({
+        type: 'page.updated',
+        projectId: ctx.scope.project.id,
+        page,
+        before: { title: before.title, slug: before.slug },
+        contentChanged: input.content !== undefined && input.content !== before.content_draft,
+        message,
+      }));
+    });
   }
 
   /** The draft becomes the published content. With no pending draft, nothing changes and nothing is recorded. */
-  async publish(actor: Actor, id: number, ctx: ChangeContext): Promise<Page> {
-    return this.db.transaction().execute(async (trx) => {
-      const found = await this.view(trx, actor, id);
-      await documentationRepository.lockIndex(trx, this.dialect, found.documentation_id);
+  async publish(ctx: UseCaseContext, id: number): Promise<Page> {
+    return inTransaction(this.db, ctx, async (tx) => {
+      const trx = tx.transaction;
+      const found = await this.view(trx, ctx.scope, id);
+      await this.documentation.lockIndex(trx, found.documentation_id);
       // Read again under the lock: a concurrent publish may have taken the draft meanwhile.
-      const current = await this.view(trx, actor, id);
+      const current = await this.view(trx, ctx.scope, id);
       if (current.content_draft === null) return presentPage(current);
       await repo.update(trx, id, {
         content_published: current.content_draft,
@@ -173,19 +176,22 @@ export class PagesService {
         listed: int(true),
         updated: toStoredDate(this.clock.now()),
       });
-      const after = await this.view(trx, actor, id);
-      await this.record(trx, ctx, actor.project.id, after, 'publish', PUBLISH_MESSAGE, {
+      const after = await this.view(trx, ctx.scope, id);
+      return this.record(tx, after, 'publish', PUBLISH_MESSAGE, (page) => ({
+        type: 'page.published',
+        projectId: ctx.scope.project.id,
+        page,
         wasListed: current.listed === 1,
-      });
-      return presentPage(after);
+        message: PUBLISH_MESSAGE,
+      }));
     });
   }
 
-  /** A live page of the actor's project, honouring the key's version scope (404 / 403). */
-  private async view(db: Executor, actor: Actor, id: number): Promise<PageView> {
-    const view = await repo.findView(db, actor.project.id, id);
+  /** A live page of the scope's project, honouring its version scope (404 / 403). */
+  private async view(trx: Executor, scope: Scope, id: number): Promise<PageView> {
+    const view = await this.queries.view(trx, scope.project.id, id);
     if (!view) throw new NotFoundError(`Page ${id} not found.`);
-    assertVersionInScope(actor, view.version_id);
+    assertVersionInScope(scope, view.version_id);
     return view;
   }
 
@@ -199,7 +205,7 @@ export class PagesService {
     categoryTitle: string | undefined,
   ): Promise<{ categoryId: number | null; position: number }> {
     if (categoryTitle === undefined) {
-      return { categoryId: null, position: await documentationRepository.nextPosition(db, documentationId) };
+      return { categoryId: null, position: await this.documentation.nextPosition(db, documentationId) };
     }
     const wanted = foldCase(categoryTitle);
     const category = (await repo.categories(db, documentationId)).find((c) => foldCase(c.title) === wanted);
@@ -226,44 +232,37 @@ export class PagesService {
     const base = slugify(title, 'page');
     const family = new RegExp(`^${base}(-([2-9]|[1-9][0-9]+))?$`);
     if (family.test(page.slug)) return page.slug;
-    return firstFreeSlug(base, await repo.slugsStartingWith(db, page.documentation_id, base));
+    return pickSlug(db, 'pages', page.documentation_id, {
+      kind: 'page',
+      title,
+      fallback: 'page',
+      self: page.id,
+    });
   }
 
+  /** The page's history entry and its change event, in the change's transaction. */
   private async record(
-    trx: Executor,
-    ctx: ChangeContext,
-    projectId: number,
-    page: PageView,
+    tx: TransactionContext,
+    view: PageView,
     operation: PageHistoryTable['operation'],
     message: string,
-    details: Record<string, unknown>,
-  ): Promise<void> {
-    await repo.insertHistory(trx, {
-      page_id: page.id,
+    event: (page: Page) => ChangeEvent,
+  ): Promise<Page> {
+    await repo.insertHistory(tx.transaction, {
+      page_id: view.id,
       operation,
       message,
-      title: page.title,
-      slug: page.slug,
-      content_draft: page.content_draft,
-      content_published: page.content_published,
-      api_key_id: ctx.actor?.keyId ?? null,
+      title: view.title,
+      slug: view.slug,
+      content_draft: view.content_draft,
+      content_published: view.content_published,
+      api_key_id: tx.actor.kind === 'key' ? tx.actor.keyId : null,
       created: toStoredDate(this.clock.now()),
     });
-    const verb = operation === 'create' ? 'created' : operation === 'update' ? 'updated' : 'published';
-    await this.audit.record(trx, ctx, {
-      projectId,
-      scope: 'content',
-      entity: 'page',
-      entityId: page.id,
-      operation: operation === 'create' ? 'INS' : 'UPD',
-      message: `Page '${page.title}' ${verb}`,
-      details: { ...details, historyMessage: message },
-    });
+    const page = presentPage(view);
+    await this.changes.record(tx, event(page));
+    return page;
   }
-}
-
-function assertTitle(title: string): void {
-  assertNotBlank('body.title', title);
 }
 
 const foldCase = (text: string): string => text.normalize('NFC').trim().toLocaleLowerCase('und');

@@ -1,17 +1,21 @@
 import type { Kysely } from 'kysely';
+import { wholeProject, type Actor, type Scope, type UseCaseContext } from '../../auth/actor.ts';
 import type { Clock } from '../../clock.ts';
-import type { Executor } from '../../db/executor.ts';
 import type { Database, ProjectsTable } from '../../db/schema.ts';
+import { inTransaction } from '../../db/transaction.ts';
 import { NotFoundError } from '../../errors.ts';
-import { formatApiDate, toStoredDate } from '../../shared/dates.ts';
-import type { AuditRecorder } from '../audit/audit.recorder.ts';
-import type { ChangeContext, ProjectSettings } from '../keys/actor.ts';
+import type { ProjectChange } from '../../events/change-events.ts';
+import type { ChangeRecorder } from '../../events/change-recorder.ts';
+import { toStoredDate } from '../../shared/dates.ts';
 import { assertNotBlank } from '../../shared/text.ts';
+import { presentProject, projectSettings, type ProjectRecord } from './projects.presenter.ts';
+import { projectsRepository as repo, type ProjectOwned } from './projects.repository.ts';
 
 export type Plan = ProjectsTable['plan'];
 export type AccessMode = ProjectsTable['access'];
 export const PLANS: readonly Plan[] = ['free', 'grow', 'enterprise'];
 export const ACCESS_MODES: readonly AccessMode[] = ['public', 'invite'];
+export type { ProjectRecord };
 
 export interface ProjectInput {
   name: string;
@@ -21,134 +25,102 @@ export interface ProjectInput {
   host?: string | null;
 }
 
-export interface ProjectRecord extends ProjectSettings {
-  created: string;
-  updated: string;
-}
+/** What creating a project needs: who acts, from where; the new project is its own scope. */
+export type ProjectCreateContext = Pick<UseCaseContext, 'actor' | 'ipAddress' | 'transaction'>;
+
+const OWNER_LABEL = (owned: ProjectOwned): string => {
+  if ('projectId' in owned) return `Project ${owned.projectId}`;
+  if ('versionId' in owned) return `Version ${owned.versionId}`;
+  if ('documentationId' in owned) return `Documentation ${owned.documentationId}`;
+  if ('pageId' in owned) return `Page ${owned.pageId}`;
+  return `API key ${owned.keyId}`;
+};
 
 export class ProjectsService {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly clock: Clock,
-    private readonly audit: AuditRecorder,
+    private readonly changes: ChangeRecorder,
     /** called after a project's settings change, so cached keys pick up the new plan or access */
     private readonly afterUpdate: () => void = () => undefined,
   ) {}
 
-  async create(input: ProjectInput, ctx: ChangeContext): Promise<ProjectRecord> {
+  async create(ctx: ProjectCreateContext, input: ProjectInput): Promise<ProjectRecord> {
     assertNotBlank('name', input.name);
     const now = toStoredDate(this.clock.now());
-    return this.db.transaction().execute(async (trx) => {
-      const row = await trx
-        .insertInto('projects')
-        .values({
-          name: input.name,
-          plan: input.plan ?? 'free',
-          access: input.access ?? 'public',
-          base_path: input.basePath ?? null,
-          host: input.host ?? null,
-          variables: '{}',
-          created: now,
-          updated: now,
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      await this.audit.record(trx, ctx, {
-        projectId: row.id,
-        scope: 'other',
-        entity: 'project',
-        entityId: row.id,
-        operation: 'INS',
-        message: `Project '${row.name}' created`,
-        details: { plan: row.plan, access: row.access },
+    return inTransaction(this.db, ctx, async (tx) => {
+      const row = await repo.insert(tx.transaction, {
+        name: input.name,
+        plan: input.plan ?? 'free',
+        access: input.access ?? 'public',
+        base_path: input.basePath ?? null,
+        host: input.host ?? null,
+        variables: '{}',
+        created: now,
+        updated: now,
       });
-      return present(row);
+      const project = presentProject(row);
+      await this.changes.record(tx, { type: 'project.created', projectId: row.id, project });
+      return project;
     });
   }
 
-  async update(id: number, input: Partial<ProjectInput>, ctx: ChangeContext): Promise<ProjectRecord> {
+  /** Changes the settings of the scope's project. */
+  async update(ctx: UseCaseContext, input: Partial<ProjectInput>): Promise<ProjectRecord> {
     if (input.name !== undefined) assertNotBlank('name', input.name);
-    const updated = await this.db.transaction().execute(async (trx) => {
-      const before = await findRow(trx, id);
+    const id = ctx.scope.project.id;
+    const updated = await inTransaction(this.db, ctx, async (tx) => {
+      const before = await repo.findById(tx.transaction, id);
       if (!before) throw new NotFoundError(`Project ${id} not found.`);
-      const row = await trx
-        .updateTable('projects')
-        .set({
-          ...(input.name !== undefined ? { name: input.name } : {}),
-          ...(input.plan !== undefined ? { plan: input.plan } : {}),
-          ...(input.access !== undefined ? { access: input.access } : {}),
-          ...(input.basePath !== undefined ? { base_path: input.basePath } : {}),
-          ...(input.host !== undefined ? { host: input.host } : {}),
-          updated: toStoredDate(this.clock.now()),
-        })
-        .where('id', '=', id)
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      // Each kind of change goes to its own audit scope, as the audit log's consumers filter by scope.
-      const changes: Array<
-        [scope: 'plan' | 'hosting' | 'security' | 'other', field: string, from: unknown, to: unknown]
-      > = [
-        ['other', 'name', before.name, row.name],
-        ['plan', 'plan', before.plan, row.plan],
-        ['security', 'access', before.access, row.access],
-        ['hosting', 'basePath', before.base_path, row.base_path],
-        ['hosting', 'host', before.host, row.host],
+      const row = await repo.update(tx.transaction, id, {
+        ...(input.name !== undefined ? { name: input.name } : {}),
+        ...(input.plan !== undefined ? { plan: input.plan } : {}),
+        ...(input.access !== undefined ? { access: input.access } : {}),
+        ...(input.basePath !== undefined ? { base_path: input.basePath } : {}),
+        ...(input.host !== undefined ? { host: input.host } : {}),
+        updated: toStoredDate(this.clock.now()),
+      });
+      const candidates: ProjectChange[] = [
+        { field: 'name', from: before.name, to: row.name },
+        { field: 'plan', from: before.plan, to: row.plan },
+        { field: 'access', from: before.access, to: row.access },
+        { field: 'basePath', from: before.base_path, to: row.base_path },
+        { field: 'host', from: before.host, to: row.host },
       ];
-      for (const [scope, field, from, to] of changes) {
-        if (from === to) continue;
-        await this.audit.record(trx, ctx, {
-          projectId: id,
-          scope,
-          entity: 'project',
-          entityId: id,
-          operation: 'UPD',
-          message: `Project ${field} changed`,
-          details: { field, from, to },
-        });
+      const changes = candidates.filter((c) => c.from !== c.to);
+      const project = presentProject(row);
+      if (changes.length > 0) {
+        await this.changes.record(tx, { type: 'project.updated', projectId: id, project, changes });
       }
-      return present(row);
+      return project;
     });
     this.afterUpdate();
     return updated;
   }
 
   async get(id: number): Promise<ProjectRecord> {
-    const row = await findRow(this.db, id);
+    const row = await repo.findById(this.db, id);
     if (!row) throw new NotFoundError(`Project ${id} not found.`);
-    return present(row);
+    return presentProject(row);
   }
 
-  async count(): Promise<number> {
-    const row = await this.db
-      .selectFrom('projects')
-      .select((eb) => eb.fn.countAll().as('n'))
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
+  /**
+   * The whole-project scope of the project that owns something, for an actor that is not a key (the
+   * CLI, a job): 404 when that something does not exist.
+   */
+  async scopeOf(owned: ProjectOwned): Promise<Scope> {
+    const projectId = await repo.ownerOf(this.db, owned);
+    const row = projectId === undefined ? undefined : await repo.findById(this.db, projectId);
+    if (!row) throw new NotFoundError(`${OWNER_LABEL(owned)} not found.`);
+    return wholeProject(projectSettings(row));
   }
-}
 
-function findRow(db: Executor, id: number) {
-  return db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst();
-}
+  /** A context for an administrator's or a job's use case in the project that owns something. */
+  async contextFor(actor: Actor, owned: ProjectOwned): Promise<UseCaseContext> {
+    return { scope: await this.scopeOf(owned), actor, ipAddress: null };
+  }
 
-function present(row: {
-  id: number;
-  name: string;
-  plan: Plan;
-  access: AccessMode;
-  base_path: string | null;
-  host: string | null;
-  created: string;
-  updated: string;
-}): ProjectRecord {
-  return {
-    id: row.id,
-    name: row.name,
-    plan: row.plan,
-    access: row.access,
-    basePath: row.base_path,
-    host: row.host,
-    created: formatApiDate(row.created),
-    updated: formatApiDate(row.updated),
-  };
+  count(): Promise<number> {
+    return repo.count(this.db);
+  }
 }

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { actorOf, changeContext } from '../../http/change-context.ts';
+import { contextOf } from '../../http/change-context.ts';
 import { errorResponses } from '../../http/schemas.ts';
 import {
   ReaderAccessGrantBody,
@@ -24,7 +24,7 @@ export const readerAccessRoutes: FastifyPluginAsyncTypebox<{ readerAccess: Reade
         response: { 200: Type.Array(ReaderAccessSchema), ...errorResponses() },
       },
     },
-    (request) => readerAccess.list(actorOf(request)),
+    (request) => readerAccess.list(contextOf(request)),
   );
 
   app.post(
@@ -41,7 +41,7 @@ export const readerAccessRoutes: FastifyPluginAsyncTypebox<{ readerAccess: Reade
         response: { 200: ReaderAccessSchema, ...errorResponses(413, 415) },
       },
     },
-    (request) => readerAccess.grant(actorOf(request), request.body, changeContext(request)),
+    (request) => readerAccess.grant(contextOf(request), request.body),
   );
 
   app.patch(
@@ -57,6 +57,6 @@ export const readerAccessRoutes: FastifyPluginAsyncTypebox<{ readerAccess: Reade
         response: { 200: ReaderAccessSchema, ...errorResponses(404, 413, 415) },
       },
     },
-    (request) => readerAccess.revoke(actorOf(request), request.body, changeContext(request)),
+    (request) => readerAccess.revoke(contextOf(request), request.body),
   );
 };

@@ -1,12 +1,12 @@
 import type { Kysely } from 'kysely';
+import type { UseCaseContext } from '../../auth/actor.ts';
 import type { Clock } from '../../clock.ts';
 import type { Database } from '../../db/schema.ts';
+import { inTransaction } from '../../db/transaction.ts';
 import { BadRequestError, InvalidFieldError, NotFoundError } from '../../errors.ts';
+import type { ChangeRecorder } from '../../events/change-recorder.ts';
 import { parseApiDate, toStoredDate } from '../../shared/dates.ts';
 import { isEmail, normaliseEmail } from '../../shared/email.ts';
-import { retryOnUniqueViolation } from '../../shared/retry.ts';
-import type { AuditRecorder } from '../audit/audit.recorder.ts';
-import type { Actor, ChangeContext } from '../keys/actor.ts';
 import { presentReaderAccess, type ReaderAccess } from './reader-access.presenter.ts';
 import { readerAccessRepository as repo } from './reader-access.repository.ts';
 
@@ -23,18 +23,19 @@ const EXPIRES_FIELD = 'body.expiresAt';
 export class ReaderAccessService {
   constructor(
     private readonly db: Kysely<Database>,
+    private readonly reader: Kysely<Database>,
     private readonly clock: Clock,
-    private readonly audit: AuditRecorder,
+    private readonly changes: ChangeRecorder,
   ) {}
 
-  async list(actor: Actor): Promise<ReaderAccess[]> {
-    const rows = await repo.list(this.db, actor.project.id);
+  async list(ctx: UseCaseContext): Promise<ReaderAccess[]> {
+    const rows = await repo.list(ctx.transaction ?? this.reader, ctx.scope.project.id);
     return rows.map(presentReaderAccess);
   }
 
   /** Creates a grant, or re-activates and updates the email's existing one (one grant per email). */
-  async grant(actor: Actor, input: ReaderAccessGrantInput, ctx: ChangeContext): Promise<ReaderAccess> {
-    if (actor.project.access !== 'invite') {
+  async grant(ctx: UseCaseContext, input: ReaderAccessGrantInput): Promise<ReaderAccess> {
+    if (ctx.scope.project.access !== 'invite') {
       throw new BadRequestError(
         'Reader access can only be granted in a project protected by e-mail invite; this project is public.',
       );
@@ -47,15 +48,16 @@ export class ReaderAccessService {
       if (at <= now) throw new InvalidFieldError(EXPIRES_FIELD, 'must be in the future');
       expiresAt = toStoredDate(at);
     }
-    const projectId = actor.project.id;
+    const projectId = ctx.scope.project.id;
     // Two first grants of one email race to the unique (project, email) constraint; the loser's
-    // transaction is aborted on PostgreSQL, so the whole transaction runs again and finds the winner's row.
-    return retryOnUniqueViolation(() =>
-      this.db.transaction().execute(async (trx) => {
-        const stamp = toStoredDate(this.clock.now());
-        const existing = await repo.findByEmail(trx, projectId, email);
-        if (!existing) {
-          const row = await repo.insert(trx, {
+    // work runs again (inTransaction) and finds the winner's row.
+    return inTransaction(this.db, ctx, async (tx) => {
+      const trx = tx.transaction;
+      const stamp = toStoredDate(this.clock.now());
+      const existing = await repo.findByEmail(trx, projectId, email);
+      const row = existing
+        ? await repo.update(trx, existing.id, { expires_at: expiresAt, revoked_at: null, updated: stamp })
+        : await repo.insert(trx, {
             project_id: projectId,
             email,
             expires_at: expiresAt,
@@ -63,47 +65,24 @@ export class ReaderAccessService {
             created: stamp,
             updated: stamp,
           });
-          await this.audit.record(trx, ctx, {
-            projectId,
-            scope: 'security',
-            entity: 'readerAccess',
-            entityId: row.id,
-            operation: 'INS',
-            message: `Reader access granted to ${email}`,
-            details: { email, expiresAt: presentReaderAccess(row).expiresAt },
-          });
-          return presentReaderAccess(row);
-        }
-        const row = await repo.update(trx, existing.id, {
-          expires_at: expiresAt,
-          revoked_at: null,
-          updated: stamp,
-        });
-        const before = presentReaderAccess(existing);
-        const after = presentReaderAccess(row);
-        await this.audit.record(trx, ctx, {
-          projectId,
-          scope: 'security',
-          entity: 'readerAccess',
-          entityId: row.id,
-          operation: 'UPD',
-          message: `Reader access granted again to ${email}`,
-          details: {
-            email,
-            before: { expiresAt: before.expiresAt, revoked: before.revoked },
-            after: { expiresAt: after.expiresAt, revoked: after.revoked },
-          },
-        });
-        return after;
-      }),
-    );
+      const access = presentReaderAccess(row);
+      await this.changes.record(tx, {
+        type: 'reader_access.granted',
+        projectId,
+        accessId: row.id,
+        access,
+        before: existing ? presentReaderAccess(existing) : null,
+      });
+      return access;
+    });
   }
 
   /** Revoking an already revoked grant answers it unchanged and writes nothing. */
-  async revoke(actor: Actor, input: { email: string }, ctx: ChangeContext): Promise<ReaderAccess> {
+  async revoke(ctx: UseCaseContext, input: { email: string }): Promise<ReaderAccess> {
     const email = validEmail(input.email);
-    const projectId = actor.project.id;
-    return this.db.transaction().execute(async (trx) => {
+    const projectId = ctx.scope.project.id;
+    return inTransaction(this.db, ctx, async (tx) => {
+      const trx = tx.transaction;
       const existing = await repo.findByEmail(trx, projectId, email);
       if (!existing) throw new NotFoundError(`No reader access found for ${email}.`);
       if (existing.revoked_at !== null) return presentReaderAccess(existing);
@@ -114,16 +93,9 @@ export class ReaderAccessService {
         if (!current) throw new NotFoundError(`No reader access found for ${email}.`);
         return presentReaderAccess(current);
       }
-      await this.audit.record(trx, ctx, {
-        projectId,
-        scope: 'security',
-        entity: 'readerAccess',
-        entityId: row.id,
-        operation: 'DEL',
-        message: `Reader access revoked for ${email}`,
-        details: { email },
-      });
-      return presentReaderAccess(row);
+      const access = presentReaderAccess(row);
+      await this.changes.record(tx, { type: 'reader_access.revoked', projectId, accessId: row.id, access });
+      return access;
     });
   }
 }

@@ -2,7 +2,7 @@ import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { AppError, BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../../errors.ts';
-import { actorOf, changeContext } from '../../http/change-context.ts';
+import { contextOf } from '../../http/change-context.ts';
 import { errorResponses } from '../../http/schemas.ts';
 import type { ReferencesService } from './references.service.ts';
 import { ReferenceSchema, UploadBody, UploadParams, UploadQuery } from './references.schemas.ts';
@@ -49,15 +49,11 @@ export const referenceUploadRoutes: FastifyPluginAsyncTypebox<{ references: Refe
       },
     },
     async (request, reply) => {
-      const reference = await references.upload(
-        actorOf(request),
-        {
-          versionId: request.params.versionId,
-          publish: request.query.publish ?? true,
-          readFile: () => readUploadedFile(request),
-        },
-        changeContext(request),
-      );
+      const reference = await references.upload(contextOf(request), {
+        versionId: request.params.versionId,
+        publish: request.query.publish ?? true,
+        readFile: () => readUploadedFile(request),
+      });
       return reply.code(201).send(reference);
     },
   );

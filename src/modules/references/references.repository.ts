@@ -2,7 +2,6 @@ import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Executor } from '../../db/executor.ts';
 import type { ApiReferencesTable } from '../../db/schema.ts';
 import { mapUnique } from '../../db/unique.ts';
-import { nextOrdr, slugsStartingWith } from '../../db/siblings.ts';
 
 /**
  * Everything but the definitions themselves (up to 8 MiB each), which only the definition read
@@ -68,14 +67,6 @@ export const referencesRepository = {
       .where('id', '=', id)
       .executeTakeFirst();
     return row?.text != null && row.format != null ? { text: row.text, format: row.format } : undefined;
-  },
-
-  slugsStartingWith(db: Executor, versionId: number, base: string): Promise<Set<string>> {
-    return slugsStartingWith(db, 'api_references', versionId, base);
-  },
-
-  nextOrdr(db: Executor, versionId: number): Promise<number> {
-    return nextOrdr(db, 'api_references', versionId);
   },
 
   insert(db: Executor, values: Insertable<ApiReferencesTable>): Promise<ReferenceRow> {

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { actorOf, changeContext } from '../../http/change-context.ts';
+import { contextOf } from '../../http/change-context.ts';
 import { errorResponses, IdParam } from '../../http/schemas.ts';
 import { referenceUploadRoutes } from './reference-upload.routes.ts';
 import type { ReferencesService } from './references.service.ts';
@@ -26,7 +26,7 @@ export const referencesRoutes: FastifyPluginAsyncTypebox<{ references: Reference
     },
     async (request, reply) => {
       const { draft = false, format: asked = 'auto' } = request.query;
-      const { text, format } = await references.readDefinition(actorOf(request), request.params.id, {
+      const { text, format } = await references.readDefinition(contextOf(request), request.params.id, {
         draft,
         format: asked,
       });
@@ -47,7 +47,7 @@ export const referencesRoutes: FastifyPluginAsyncTypebox<{ references: Reference
         response: { 200: ReferenceSchema, ...errorResponses(404) },
       },
     },
-    (request) => references.publish(actorOf(request), request.params.id, changeContext(request)),
+    (request) => references.publish(contextOf(request), request.params.id),
   );
 
   await app.register(referenceUploadRoutes, { references });

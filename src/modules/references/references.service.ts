@@ -1,14 +1,14 @@
 import type { Kysely } from 'kysely';
+import { assertMay, assertVersionInScope, type Scope, type UseCaseContext } from '../../auth/actor.ts';
+import type { Permission } from '../../auth/permissions.ts';
 import type { Clock } from '../../clock.ts';
 import type { Executor } from '../../db/executor.ts';
 import type { Database } from '../../db/schema.ts';
-import { BadRequestError, ForbiddenError, NotFoundError } from '../../errors.ts';
+import { nextOrdr, pickSlug } from '../../db/siblings.ts';
+import { inTransaction } from '../../db/transaction.ts';
+import { BadRequestError, NotFoundError } from '../../errors.ts';
+import type { ChangeRecorder } from '../../events/change-recorder.ts';
 import { toStoredDate } from '../../shared/dates.ts';
-import { retryOnUniqueViolation } from '../../shared/retry.ts';
-import { firstFreeSlug, slugify } from '../../shared/slug.ts';
-import type { AuditRecorder } from '../audit/audit.recorder.ts';
-import { assertVersionInScope, type Actor, type ChangeContext } from '../keys/actor.ts';
-import type { Permission } from '../keys/permissions.ts';
 import type { VersionsService } from '../versions/versions.service.ts';
 import { DefinitionConverter } from './definition.converter.ts';
 import { fileProblem, parseDefinition, type DefinitionFormat } from './definition.parser.ts';
@@ -35,16 +35,17 @@ export class ReferencesService {
 
   constructor(
     private readonly db: Kysely<Database>,
+    private readonly reader: Kysely<Database>,
     private readonly clock: Clock,
-    private readonly audit: AuditRecorder,
+    private readonly changes: ChangeRecorder,
     private readonly versions: VersionsService,
   ) {}
 
-  /** A reference of the actor's project, honouring the key's version scope (404 / 403). */
-  async resolve(db: Executor, actor: Actor, id: number): Promise<ReferenceRow> {
-    const row = await repo.findById(db, actor.project.id, id);
+  /** A reference of the scope's project, honouring its version scope (404 / 403). */
+  async resolve(db: Executor, scope: Scope, id: number): Promise<ReferenceRow> {
+    const row = await repo.findById(db, scope.project.id, id);
     if (!row) throw new NotFoundError(`Reference ${id} not found.`);
-    assertVersionInScope(actor, row.version_id);
+    assertVersionInScope(scope, row.version_id);
     return row;
   }
 
@@ -53,13 +54,10 @@ export class ReferencesService {
    * uploads of a new title racing each other: the loser's insert breaks the (version, title) unique
    * constraint, and the retry finds the winner's row and updates it.
    */
-  async upload(actor: Actor, input: UploadInput, ctx: ChangeContext): Promise<Reference> {
-    const permission = uploadPermission(input.publish);
-    if (!actor.permissions.has(permission)) {
-      throw new ForbiddenError(`This API key lacks the permission '${permission}'.`);
-    }
+  async upload(ctx: UseCaseContext, input: UploadInput): Promise<Reference> {
+    assertMay(ctx.actor, uploadPermission(input.publish));
     const selector = input.versionId === 'latest' ? { latest: true as const } : { id: input.versionId };
-    const version = await this.versions.resolve(this.db, actor, selector);
+    const version = await this.versions.resolve(ctx.transaction ?? this.reader, ctx.scope, selector);
     const bytes = await input.readFile();
     if (bytes === null) {
       throw fileProblem(
@@ -70,84 +68,81 @@ export class ReferencesService {
     const parsed = parseDefinition(bytes);
     const { title } = await validateDefinition(parsed);
 
-    return retryOnUniqueViolation(() =>
-      this.db.transaction().execute(async (trx) => {
-        const now = toStoredDate(this.clock.now());
-        const existing = await repo.findByTitle(trx, version.id, title);
-        const written = input.publish
-          ? {
-              published: 1,
-              definition_published: parsed.text,
-              format_published: parsed.format,
-              definition_draft: null,
-              format_draft: null,
-            }
-          : { definition_draft: parsed.text, format_draft: parsed.format };
-        const state = input.publish ? 'published' : 'draft written';
-        let row: ReferenceRow;
-        if (existing) {
-          row = await repo.update(trx, existing.id, { ...written, deleted_at: null, updated: now });
-        } else {
-          const base = slugify(title, 'reference');
-          row = await repo.insert(trx, {
-            version_id: version.id,
+    return inTransaction(this.db, ctx, async (tx) => {
+      const trx = tx.transaction;
+      const now = toStoredDate(this.clock.now());
+      const existing = await repo.findByTitle(trx, version.id, title);
+      const written = input.publish
+        ? {
+            published: 1,
+            definition_published: parsed.text,
+            format_published: parsed.format,
+            definition_draft: null,
+            format_draft: null,
+          }
+        : { definition_draft: parsed.text, format_draft: parsed.format };
+      let row: ReferenceRow;
+      if (existing) {
+        row = await repo.update(trx, existing.id, { ...written, deleted_at: null, updated: now });
+      } else {
+        row = await repo.insert(trx, {
+          version_id: version.id,
+          title,
+          slug: await pickSlug(trx, 'api_references', version.id, {
+            kind: 'reference',
             title,
-            slug: firstFreeSlug(base, await repo.slugsStartingWith(trx, version.id, base)),
-            ordr: await repo.nextOrdr(trx, version.id),
-            published: 0,
-            deleted_at: null,
-            created: now,
-            updated: now,
-            ...written,
-          });
-        }
-        await this.audit.record(trx, ctx, {
-          projectId: actor.project.id,
-          scope: 'content',
-          entity: 'reference',
-          entityId: row.id,
-          operation: existing ? 'UPD' : 'INS',
-          message: `Reference '${row.title}' ${existing ? 'updated' : 'created'} (${state})`,
-          details: {
-            versionId: version.id,
-            slug: row.slug,
-            publish: input.publish,
-            format: parsed.format,
-          },
+            fallback: 'reference',
+          }),
+          ordr: await nextOrdr(trx, 'api_references', version.id),
+          published: 0,
+          deleted_at: null,
+          created: now,
+          updated: now,
+          ...written,
         });
-        return presentReference(row);
-      }),
-    );
+      }
+      const reference = presentReference(row);
+      await this.changes.record(tx, {
+        type: 'reference.uploaded',
+        projectId: ctx.scope.project.id,
+        versionId: version.id,
+        reference,
+        created: !existing,
+        published: input.publish,
+        format: parsed.format,
+      });
+      return reference;
+    });
   }
 
-  async publish(actor: Actor, id: number, ctx: ChangeContext): Promise<Reference> {
-    return this.db.transaction().execute(async (trx) => {
-      await this.resolve(trx, actor, id);
-      const row = await repo.publishDraft(trx, id, toStoredDate(this.clock.now()));
+  async publish(ctx: UseCaseContext, id: number): Promise<Reference> {
+    return inTransaction(this.db, ctx, async (tx) => {
+      await this.resolve(tx.transaction, ctx.scope, id);
+      const row = await repo.publishDraft(tx.transaction, id, toStoredDate(this.clock.now()));
       if (!row) throw new BadRequestError(`Reference ${id} has no draft to publish.`);
-      await this.audit.record(trx, ctx, {
-        projectId: actor.project.id,
-        scope: 'content',
-        entity: 'reference',
-        entityId: id,
-        operation: 'UPD',
-        message: `Reference '${row.title}' published`,
-        details: { versionId: row.version_id, format: row.format_published },
+      const reference = presentReference(row);
+      await this.changes.record(tx, {
+        type: 'reference.published',
+        projectId: ctx.scope.project.id,
+        versionId: row.version_id,
+        reference,
+        format: row.format_published,
       });
-      return presentReference(row);
+      return reference;
     });
   }
 
   /** The published definition, or the draft, as stored or converted to the format asked for. */
   async readDefinition(
-    actor: Actor,
+    ctx: UseCaseContext,
     id: number,
     options: { draft: boolean; format: 'auto' | DefinitionFormat },
   ): Promise<DefinitionText> {
-    const row = await this.resolve(this.db, actor, id);
+    const db = ctx.transaction ?? this.reader;
+    const row = await this.resolve(db, ctx.scope, id);
     const unavailable = options.draft ? 'Draft not found' : `Reference ${id} is not published.`;
     if (!options.draft && row.published !== 1) throw new NotFoundError(unavailable);
-    const stored = await repo.definition(this.db, id, options.draft);
+    const stored = await repo.definition(db, id, options.draft);
     if (!stored) throw new NotFoundError(unavailable);
     const format = options.format === 'auto' ? stored.format : options.format;
     return { text: this.converter.convert(stored.text, stored.format, format), format };

@@ -2,7 +2,6 @@ import type { Executor } from '../../db/executor.ts';
 import type { VersionsTable } from '../../db/schema.ts';
 import { mapUnique } from '../../db/unique.ts';
 import type { Insertable, Selectable, Updateable } from 'kysely';
-import { nextOrdr, slugsStartingWith } from '../../db/siblings.ts';
 
 export type VersionRow = Selectable<VersionsTable>;
 
@@ -30,14 +29,6 @@ export const versionsRepository = {
 
   list(db: Executor, projectId: number): Promise<VersionRow[]> {
     return live(db, projectId).orderBy('ordr').orderBy('id').execute();
-  },
-
-  slugsStartingWith(db: Executor, projectId: number, base: string): Promise<Set<string>> {
-    return slugsStartingWith(db, 'versions', projectId, base);
-  },
-
-  nextOrdr(db: Executor, projectId: number): Promise<number> {
-    return nextOrdr(db, 'versions', projectId);
   },
 
   insert(db: Executor, values: Insertable<VersionsTable>): Promise<VersionRow> {

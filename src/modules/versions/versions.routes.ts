@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { actorOf, changeContext } from '../../http/change-context.ts';
+import { contextOf } from '../../http/change-context.ts';
 import { errorResponses, IdParam } from '../../http/schemas.ts';
 import type { VersionsService } from './versions.service.ts';
 import { VersionSchema, VersionUpdateBody } from './versions.schemas.ts';
@@ -20,7 +20,7 @@ export const versionsRoutes: FastifyPluginAsyncTypebox<{ versions: VersionsServi
         response: { 200: Type.Array(VersionSchema), ...errorResponses() },
       },
     },
-    (request) => versions.list(actorOf(request)),
+    (request) => versions.list(contextOf(request)),
   );
 
   app.put(
@@ -36,6 +36,6 @@ export const versionsRoutes: FastifyPluginAsyncTypebox<{ versions: VersionsServi
         response: { 200: VersionSchema, ...errorResponses(404, 409, 413, 415) },
       },
     },
-    (request) => versions.update(actorOf(request), request.params.id, request.body, changeContext(request)),
+    (request) => versions.update(contextOf(request), request.params.id, request.body),
   );
 };

@@ -1,4 +1,7 @@
-/** The twelve permissions of the specification, plus Quire's own. `all` grants every one. */
+/**
+ * The twelve permissions of the specification, Quire's own for search and structure, and those of
+ * the platform's newer operations and Quire's extensions. `all` grants every one.
+ */
 export const PERMISSIONS = [
   'page.edit',
   'page.publish',
@@ -15,6 +18,12 @@ export const PERMISSIONS = [
   'search.read',
   'version.edit',
   'documentation.edit',
+  'page.delete',
+  'changelog.read',
+  'changelog.edit',
+  'project.import',
+  'webhook.read',
+  'webhook.write',
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];

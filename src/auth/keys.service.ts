@@ -1,0 +1,198 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Clock } from '../clock.ts';
+import type { Database } from '../db/schema.ts';
+import { inTransaction } from '../db/transaction.ts';
+import { BadRequestError, NotFoundError } from '../errors.ts';
+import type { ChangeRecorder } from '../events/change-recorder.ts';
+import { formatApiDate, toStoredDate } from '../shared/dates.ts';
+import type { KeyActor, Scope, UseCaseContext } from './actor.ts';
+import { keysRepository as repo, type KeyRow } from './keys.repository.ts';
+import { PERMISSIONS, type Permission } from './permissions.ts';
+
+export interface KeyInput {
+  name?: string;
+  /** 'all' or a list */
+  permissions: 'all' | Permission[];
+  /** 'all' or version ids */
+  versions: 'all' | number[];
+  userId?: number | null;
+  /** a fixed plaintext (the bootstrap key); otherwise one is generated */
+  plaintext?: string;
+}
+
+export interface KeyRecord {
+  id: number;
+  projectId: number;
+  name: string;
+  prefix: string;
+  permissions: string[];
+  versions: 'all' | number[];
+  userId: number | null;
+  created: string;
+  revoked: string | null;
+}
+
+/** What a request's key resolves to: who acts, and where. */
+export interface KeyAuth {
+  actor: KeyActor;
+  scope: Scope;
+}
+
+export const hashKey = (plaintext: string): string => createHash('sha256').update(plaintext).digest('hex');
+
+/** `qk_` and 43 base64url characters: 32 random bytes. */
+export const generateKey = (): string => `qk_${randomBytes(32).toString('base64url')}`;
+
+const LAST_ACTIVE_EVERY_MS = 60_000;
+const CACHE_MAX_ENTRIES = 10_000;
+
+interface CachedAuth {
+  auth: KeyAuth;
+  lastActiveAt: string | null;
+  expiresAt: number;
+}
+
+export class KeysService {
+  /**
+   * Resolved keys by hash, for a few seconds: every request resolves its key, and the hot read
+   * paths cannot afford a join per request. A revocation through this process takes effect at once;
+   * through another instance or the CLI, within `cacheTtlMs`.
+   */
+  private readonly cache = new Map<string, CachedAuth>();
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly clock: Clock,
+    private readonly changes: ChangeRecorder,
+    private readonly cacheTtlMs = 5_000,
+  ) {}
+
+  /** A key of the scope's project. */
+  async create(ctx: UseCaseContext, input: KeyInput): Promise<KeyRecord & { key: string }> {
+    const projectId = ctx.scope.project.id;
+    const plaintext = input.plaintext ?? generateKey();
+    return inTransaction(this.db, ctx, async (tx) => {
+      const trx = tx.transaction;
+      if (input.versions !== 'all') {
+        const found = new Set(await repo.versionIdsOf(trx, projectId, input.versions));
+        const missing = input.versions.filter((v) => !found.has(v));
+        if (missing.length)
+          throw new BadRequestError(`Versions not in project ${projectId}: ${missing.join(', ')}`);
+      }
+      if (input.userId != null && !(await repo.isUserOf(trx, projectId, input.userId))) {
+        throw new BadRequestError(`User ${input.userId} is not a user of project ${projectId}.`);
+      }
+      const row = await repo.insert(trx, {
+        project_id: projectId,
+        name: input.name ?? 'API key',
+        key_hash: hashKey(plaintext),
+        key_prefix: plaintext.slice(0, 7),
+        permissions: JSON.stringify(input.permissions === 'all' ? ['all'] : [...new Set(input.permissions)]),
+        version_scope: input.versions === 'all' ? null : JSON.stringify([...new Set(input.versions)]),
+        user_id: input.userId ?? null,
+        revoked_at: null,
+        created: toStoredDate(this.clock.now()),
+      });
+      const key = present(row);
+      await this.changes.record(tx, { type: 'api_key.created', projectId, key });
+      return { ...key, key: plaintext };
+    });
+  }
+
+  /** Revokes a key of the scope's project; revoking it again answers it unchanged. */
+  async revoke(ctx: UseCaseContext, id: number): Promise<KeyRecord> {
+    return inTransaction(this.db, ctx, async (tx) => {
+      const row = await repo.findById(tx.transaction, id);
+      if (!row || row.project_id !== ctx.scope.project.id)
+        throw new NotFoundError(`API key ${id} not found.`);
+      this.forget(row.key_hash);
+      if (row.revoked_at !== null) return present(row);
+      const key = present(await repo.revoke(tx.transaction, id, toStoredDate(this.clock.now())));
+      await this.changes.record(tx, { type: 'api_key.revoked', projectId: row.project_id, key });
+      return key;
+    });
+  }
+
+  /** What a plaintext key may do and where, or null when the key is unknown or revoked. */
+  async resolve(plaintext: string): Promise<KeyAuth | null> {
+    const hash = hashKey(plaintext);
+    const now = this.clock.now();
+    const cached = this.cache.get(hash);
+    if (cached && cached.expiresAt > now) {
+      const user = cached.auth.actor.user;
+      if (user) cached.lastActiveAt = await this.touchUser(user.id, cached.lastActiveAt);
+      return cached.auth;
+    }
+    const loaded = await this.load(hash);
+    if (loaded) {
+      if (this.cache.size >= CACHE_MAX_ENTRIES) this.cache.delete(this.cache.keys().next().value as string);
+      this.cache.set(hash, { ...loaded, expiresAt: now + this.cacheTtlMs });
+    } else {
+      this.cache.delete(hash);
+    }
+    return loaded?.auth ?? null;
+  }
+
+  /** Drops cached keys, e.g. after a project's settings changed in this process. */
+  forget(hash?: string): void {
+    if (hash === undefined) this.cache.clear();
+    else this.cache.delete(hash);
+  }
+
+  private async load(hash: string): Promise<{ auth: KeyAuth; lastActiveAt: string | null } | null> {
+    const row = await repo.findForAuth(this.db, hash);
+    if (!row || row.revoked_at !== null) return null;
+    const granted = JSON.parse(row.permissions) as string[];
+    const permissions = new Set<Permission>(
+      granted.includes('all')
+        ? PERMISSIONS
+        : (granted.filter((p) => (PERMISSIONS as readonly string[]).includes(p)) as Permission[]),
+    );
+    const lastActiveAt = row.userId !== null ? await this.touchUser(row.userId, row.last_active_at) : null;
+    const auth: KeyAuth = {
+      actor: {
+        kind: 'key',
+        keyId: row.keyId,
+        keyName: row.keyName,
+        permissions,
+        user: row.userId !== null && row.userEmail !== null ? { id: row.userId, email: row.userEmail } : null,
+      },
+      scope: {
+        project: {
+          id: row.projectId,
+          name: row.projectName,
+          plan: row.plan,
+          access: row.access,
+          basePath: row.base_path,
+          host: row.host,
+        },
+        versions: row.version_scope === null ? null : new Set(JSON.parse(row.version_scope) as number[]),
+      },
+    };
+    return { auth, lastActiveAt };
+  }
+
+  /** lastActiveAt is written at most once a minute, so reads stay reads. Returns the value now stored. */
+  private async touchUser(userId: number, lastActiveAt: string | null): Promise<string | null> {
+    const now = this.clock.now();
+    if (lastActiveAt !== null && now - Date.parse(lastActiveAt) < LAST_ACTIVE_EVERY_MS) return lastActiveAt;
+    const stamp = toStoredDate(now);
+    await repo.touchUser(this.db, userId, stamp);
+    return stamp;
+  }
+}
+
+function present(row: KeyRow): KeyRecord {
+  return {
+    id: row.id,
+    projectId: row.project_id,
+    name: row.name,
+    prefix: row.key_prefix,
+    permissions: JSON.parse(row.permissions) as string[],
+    versions: row.version_scope === null ? 'all' : (JSON.parse(row.version_scope) as number[]),
+    userId: row.user_id,
+    created: formatApiDate(row.created),
+    revoked: formatApiDate(row.revoked_at),
+  };
+}

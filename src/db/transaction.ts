@@ -1,0 +1,47 @@
+import { sql, type Kysely, type Transaction } from 'kysely';
+import { UniqueViolationError } from '../errors.ts';
+import type { Database } from './schema.ts';
+
+/** A race for a generated unique value (a slug) is run again this many times before it is reported. */
+const UNIQUE_ATTEMPTS = 8;
+let savepoints = 0;
+
+/**
+ * Runs `work` in the transaction the caller is already in, or in a new one. Joined work runs inside a
+ * savepoint, so that a use case that fails (or is retried) inside a larger unit undoes only its own
+ * writes and the caller decides about the rest; on PostgreSQL it also keeps the outer transaction
+ * usable after an error. A lost race for a generated unique value runs the work again, which then
+ * reads the slugs anew: at the top, as a new transaction; inside one, from its savepoint.
+ */
+export async function inTransaction<C extends { actor: unknown; transaction?: Transaction<Database> }, T>(
+  db: Kysely<Database>,
+  ctx: C,
+  work: (ctx: C & { transaction: Transaction<Database> }) => Promise<T>,
+): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const outer = ctx.transaction;
+      if (outer === undefined) {
+        return await db.transaction().execute((transaction) => work({ ...ctx, transaction }));
+      }
+      return await withSavepoint(outer, () => work({ ...ctx, transaction: outer }));
+    } catch (error) {
+      if (!(error instanceof UniqueViolationError) || attempt >= UNIQUE_ATTEMPTS) throw error;
+    }
+  }
+}
+
+async function withSavepoint<T>(trx: Transaction<Database>, work: () => Promise<T>): Promise<T> {
+  const name = sql.id(`quire_sp_${++savepoints}`);
+  await sql`savepoint ${name}`.execute(trx);
+  let result: T;
+  try {
+    result = await work();
+  } catch (error) {
+    await sql`rollback to savepoint ${name}`.execute(trx);
+    await sql`release savepoint ${name}`.execute(trx);
+    throw error;
+  }
+  await sql`release savepoint ${name}`.execute(trx);
+  return result;
+}

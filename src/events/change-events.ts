@@ -1,0 +1,89 @@
+import type { Actor } from '../auth/actor.ts';
+import type { KeyRecord } from '../auth/keys.service.ts';
+import type { Changelog } from '../modules/changelogs/changelogs.presenter.ts';
+import type { Category, Documentation } from '../modules/documentation/documentation.presenter.ts';
+import type { Page } from '../modules/pages/pages.presenter.ts';
+import type { ProjectRecord } from '../modules/projects/projects.presenter.ts';
+import type { ReaderAccess } from '../modules/reader-access/reader-access.presenter.ts';
+import type { Reference } from '../modules/references/references.presenter.ts';
+import type { User } from '../modules/users/users.presenter.ts';
+import type { Version } from '../modules/versions/versions.presenter.ts';
+
+/** One setting of a project that a change moved, for the audit scope it belongs to. */
+export interface ProjectChange {
+  field: 'name' | 'plan' | 'access' | 'basePath' | 'host';
+  from: string | null;
+  to: string | null;
+}
+
+/**
+ * Every change Quire makes, one member per kind. Each carries the project it happened in and the
+ * resource as the API presents it after the change, plus what only the change itself knows (what it
+ * was before, the history message). The audit log, and whatever else follows changes, derive their
+ * rows from these and nothing else. The list is documented in docs/decisions/0007-seams.md.
+ */
+export type ChangeEvent =
+  | { type: 'project.created'; projectId: number; project: ProjectRecord }
+  | { type: 'project.updated'; projectId: number; project: ProjectRecord; changes: ProjectChange[] }
+  | { type: 'api_key.created'; projectId: number; key: KeyRecord }
+  | { type: 'api_key.revoked'; projectId: number; key: KeyRecord }
+  | { type: 'user.created'; projectId: number; user: User }
+  | { type: 'version.created'; projectId: number; version: Version }
+  | { type: 'version.updated'; projectId: number; version: Version; before: Version }
+  | { type: 'documentation.created'; projectId: number; versionId: number; documentation: Documentation }
+  | { type: 'category.created'; projectId: number; category: Category }
+  | {
+      type: 'page.created';
+      projectId: number;
+      page: Page;
+      documentationId: number;
+      categoryId: number | null;
+      position: number;
+      message: string;
+    }
+  | {
+      type: 'page.updated';
+      projectId: number;
+      page: Page;
+      before: { title: string; slug: string };
+      contentChanged: boolean;
+      message: string;
+    }
+  | { type: 'page.published'; projectId: number; page: Page; wasListed: boolean; message: string }
+  | {
+      type: 'reference.uploaded';
+      projectId: number;
+      versionId: number;
+      reference: Reference;
+      created: boolean;
+      published: boolean;
+      format: 'json' | 'yaml';
+    }
+  | {
+      type: 'reference.published';
+      projectId: number;
+      versionId: number;
+      reference: Reference;
+      format: 'json' | 'yaml' | null;
+    }
+  | {
+      type: 'reader_access.granted';
+      projectId: number;
+      accessId: number;
+      access: ReaderAccess;
+      /** the grant as it was when the email had one already; null for a first grant */
+      before: ReaderAccess | null;
+    }
+  | { type: 'reader_access.revoked'; projectId: number; accessId: number; access: ReaderAccess }
+  | { type: 'changelog.created'; projectId: number; changelog: Changelog };
+
+export type ChangeType = ChangeEvent['type'];
+
+/** A change as subscribers receive it: the event, who made it, from where, and when. */
+export interface RecordedChange {
+  event: ChangeEvent;
+  actor: Actor;
+  ipAddress: string | null;
+  /** milliseconds since the epoch, from the app's clock */
+  at: number;
+}
