@@ -4,7 +4,7 @@
  * server each run in a child process; autocannon runs here. Rate limits are scaled out of the way.
  *
  *   node --import tsx bench/pages.bench.ts [--pages 10000] [--duration 10] [--connections 50] [--rounds 1]
- *                                          [--data $TMPDIR/quire-bench-pages]
+ *                                          [--data $TMPDIR/quire-bench-pages] [--port 18480] [--fixed-port 18481]
  *
  * Goal: `GET /page/{id}?format=html` reaches at least a third of the fixed route's requests per
  * second, with p99 under 10 ms.
@@ -111,8 +111,8 @@ async function main(): Promise<void> {
   const duration = Number(arg('duration', '10'));
   const rounds = Math.max(1, Number(arg('rounds', '1')));
   const connections = Number(arg('connections', '50'));
-  const quirePort = 18480;
-  const fixedPort = 18481;
+  const quirePort = Number(arg('port', '18480'));
+  const fixedPort = Number(arg('fixed-port', '18481'));
 
   const started = Date.now();
   const seed = await seededDatabase(arg('data', path.join(os.tmpdir(), 'quire-bench-pages')), pages);

@@ -1,6 +1,6 @@
 import { CLI_ACTOR, type UseCaseContext } from '../auth/actor.ts';
 import type { Deps } from '../deps.ts';
-import type { ProjectOwned } from '../modules/projects/projects.repository.ts';
+import type { ProjectOwned } from '../modules/projects/projects.service.ts';
 
 /** One `bin/quire <group> <action>`: returns the one record it made or changed. */
 export type Command = (deps: Deps, args: string[]) => Promise<object>;

@@ -1,7 +1,7 @@
 import { CLI_ACTOR, type UseCaseContext } from '../../src/auth/actor.ts';
 import type { Permission } from '../../src/auth/permissions.ts';
 import type { Deps } from '../../src/deps.ts';
-import type { ProjectOwned } from '../../src/modules/projects/projects.repository.ts';
+import type { ProjectOwned } from '../../src/modules/projects/projects.service.ts';
 import type { AccessMode, Plan } from '../../src/modules/projects/projects.service.ts';
 import type { Role } from '../../src/modules/users/users.service.ts';
 

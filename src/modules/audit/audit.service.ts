@@ -2,7 +2,8 @@ import type { Kysely } from 'kysely';
 import type { UseCaseContext } from '../../auth/actor.ts';
 import type { Database } from '../../db/schema.ts';
 import { BadRequestError, InvalidFieldError, PlanUpgradeRequiredError } from '../../errors.ts';
-import { formatApiDate, parseApiDate, toStoredDate } from '../../shared/dates.ts';
+import { parseApiDate, toStoredDate } from '../../shared/dates.ts';
+import { presentAuditEntry } from './audit.presenter.ts';
 import { auditRepository as repo } from './audit.repository.ts';
 import { AUDIT_SCOPES, type AuditScope } from './audit.schemas.ts';
 
@@ -34,19 +35,7 @@ export class AuditService {
       repo.page(db, filter, beforeId, hits + 1),
       repo.total(db, filter),
     ]);
-    const data = rows.slice(0, hits).map((row) => ({
-      id: row.id,
-      timestamp: formatApiDate(row.timestamp),
-      scope: row.scope,
-      entity: row.entity,
-      entityId: row.entity_id,
-      operation: row.operation,
-      message: row.message,
-      details: JSON.parse(row.details) as Record<string, unknown>,
-      ipAddress: row.ip_address,
-      user: row.user_label,
-      apiKey: row.api_key_label,
-    }));
+    const data = rows.slice(0, hits).map(presentAuditEntry);
     const last = data[data.length - 1];
     return {
       data,

@@ -15,7 +15,7 @@ export type Plan = ProjectsTable['plan'];
 export type AccessMode = ProjectsTable['access'];
 export const PLANS: readonly Plan[] = ['free', 'grow', 'enterprise'];
 export const ACCESS_MODES: readonly AccessMode[] = ['public', 'invite'];
-export type { ProjectRecord };
+export type { ProjectOwned, ProjectRecord };
 
 export interface ProjectInput {
   name: string;

@@ -13,6 +13,8 @@ import { assertNotBlank } from '../../shared/text.ts';
 import { presentVersion, type Version } from './versions.presenter.ts';
 import { versionsRepository as repo, type VersionRow } from './versions.repository.ts';
 
+export type { VersionRow };
+
 export interface VersionCreateInput {
   name: string;
   slug?: string;
