@@ -3,7 +3,6 @@ import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Ajv } from 'ajv';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { sql } from 'kysely';
 import type { Config } from './config.ts';
 import type { Deps } from './deps.ts';
 import { documentResponseHeaders } from './http/documented-headers.ts';
@@ -19,6 +18,7 @@ import { usersRoutes } from './modules/users/users.routes.ts';
 import { versionsRoutes } from './modules/versions/versions.routes.ts';
 
 export const JSON_BODY_LIMIT = 5 * 1024 * 1024;
+const READY_TIMEOUT_MS = 1_500;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export interface BuildOptions {
@@ -127,13 +127,13 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   registerPreflight(app, deps.config, crossOriginPaths);
 
   app.get('/healthz', { schema: { hide: true } }, () => ({ status: 'ok' }));
+  // Bounded whatever the database does: a hung database is "not ready" after READY_TIMEOUT_MS.
   app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
-    try {
-      await sql`select 1`.execute(deps.database.db);
-      return { status: 'ready' };
-    } catch {
-      return reply.code(503).send({ status: 'unavailable' });
-    }
+    if (await deps.database.ping(READY_TIMEOUT_MS)) return { status: 'ready' };
+    return reply.code(503).header('retry-after', '2').send({ status: 'unavailable' });
+  });
+  deps.database.onConnectionError((error) => {
+    app.log.warn({ err: error }, 'a database connection failed; the pool replaces it');
   });
 
   await app.ready();

@@ -21,6 +21,10 @@ export interface Config {
    * audit log's ipAddress depend on it behind a load balancer.
    */
   readonly trustProxy: boolean | number | readonly string[];
+  /** PostgreSQL: the longest a statement may run before the database cancels it (ms) */
+  readonly databaseStatementTimeoutMs: number;
+  /** PostgreSQL: the longest a new connection may take to open (ms) */
+  readonly databaseConnectTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -122,6 +126,19 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     }
   }
 
+  const milliseconds = (name: string, fallback: number): number => {
+    const raw = get(name);
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
+    if (!/^\d+$/.test(raw) || value < 100 || value > 600_000) {
+      problems.push(`${name} must be a number of milliseconds from 100 to 600000 (got '${raw}')`);
+      return fallback;
+    }
+    return value;
+  };
+  const databaseStatementTimeoutMs = milliseconds('DATABASE_STATEMENT_TIMEOUT', 10_000);
+  const databaseConnectTimeoutMs = milliseconds('DATABASE_CONNECT_TIMEOUT', 5_000);
+
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze({
     host,
@@ -134,5 +151,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     bootstrapKey,
     logLevel,
     trustProxy: Array.isArray(trustProxy) ? Object.freeze(trustProxy) : trustProxy,
+    databaseStatementTimeoutMs,
+    databaseConnectTimeoutMs,
   });
 }

@@ -54,7 +54,11 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
   const clock = overrides.clock ?? systemClock;
   const database =
     overrides.database ??
-    openDatabase(config.databaseUrl, overrides.schema !== undefined ? { schema: overrides.schema } : {});
+    openDatabase(config.databaseUrl, {
+      ...(overrides.schema !== undefined ? { schema: overrides.schema } : {}),
+      statementTimeoutMs: config.databaseStatementTimeoutMs,
+      connectTimeoutMs: config.databaseConnectTimeoutMs,
+    });
   const counters =
     overrides.counters ??
     (config.redisUrl !== null

@@ -58,6 +58,16 @@ export class UnsupportedMediaTypeError extends AppError {
   }
 }
 
+/** The database (or another service Quire depends on) cannot answer now; the client may retry. */
+export class ServiceUnavailableError extends AppError {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(503, message);
+  }
+}
+
 export class TooManyRequestsError extends AppError {
   constructor(
     message: string,

@@ -14,6 +14,8 @@ describe('configuration', () => {
       bootstrapKey: null,
       logLevel: 'info',
       trustProxy: false,
+      databaseStatementTimeoutMs: 10000,
+      databaseConnectTimeoutMs: 5000,
     });
   });
 
@@ -29,6 +31,8 @@ describe('configuration', () => {
       QUIRE_BOOTSTRAP_KEY: `qk_${'a'.repeat(40)}`,
       LOG_LEVEL: 'debug',
       TRUST_PROXY: '10.0.0.0/8, 192.168.1.1',
+      DATABASE_STATEMENT_TIMEOUT: '2500',
+      DATABASE_CONNECT_TIMEOUT: '750',
     });
     expect(config).toMatchObject({
       host: '127.0.0.1',
@@ -38,6 +42,8 @@ describe('configuration', () => {
       bootstrap: false,
       logLevel: 'debug',
       trustProxy: ['10.0.0.0/8', '192.168.1.1'],
+      databaseStatementTimeoutMs: 2500,
+      databaseConnectTimeoutMs: 750,
     });
     expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
     expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
@@ -57,13 +63,15 @@ describe('configuration', () => {
         QUIRE_BOOTSTRAP_KEY: 'short',
         LOG_LEVEL: 'loud',
         TRUST_PROXY: 'the load balancer',
+        DATABASE_STATEMENT_TIMEOUT: '5s',
+        DATABASE_CONNECT_TIMEOUT: '10',
       });
     } catch (e) {
       error = e;
     }
     expect(error).toBeInstanceOf(ConfigError);
     const problems = (error as ConfigError).problems;
-    expect(problems).toHaveLength(9);
+    expect(problems).toHaveLength(11);
     for (const name of [
       'PORT',
       'DATABASE_URL',
@@ -73,6 +81,8 @@ describe('configuration', () => {
       'QUIRE_BOOTSTRAP',
       'QUIRE_BOOTSTRAP_KEY',
       'LOG_LEVEL',
+      'DATABASE_STATEMENT_TIMEOUT',
+      'DATABASE_CONNECT_TIMEOUT',
     ]) {
       expect(problems.some((p) => p.startsWith(name))).toBe(true);
     }

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.ts';
 
@@ -32,17 +32,50 @@ export interface DatabaseHandle {
    * decide whether what they hold can still be served.
    */
   changeStamp(): string | null;
+  /**
+   * Whether the database answers a trivial query within `timeoutMs`: false when it fails or takes
+   * longer, whatever the database is doing (the query itself is left to its own timeouts).
+   */
+  ping(timeoutMs: number): Promise<boolean>;
+  /**
+   * Errors of connections that no query was waiting on (PostgreSQL closed an idle connection: a
+   * restart, a failover, pg_terminate_backend). The pool drops such a connection and opens another
+   * when next needed; listeners only log.
+   */
+  onConnectionError(listener: (error: Error) => void): void;
   close(): Promise<void>;
+}
+
+async function ping(db: Kysely<Database>, timeoutMs: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), timeoutMs);
+  });
+  const answered = Promise.resolve()
+    .then(() => sql`select 1`.execute(db))
+    .then(
+      () => true,
+      () => false,
+    );
+  try {
+    return await Promise.race([answered, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 export interface OpenOptions {
   /** PostgreSQL only: the schema to use (created if missing); tests use one per app */
   schema?: string;
+  /** PostgreSQL: statement_timeout of every connection (ms); default 10 s */
+  statementTimeoutMs?: number;
+  /** PostgreSQL: how long opening a connection may take (ms); default 5 s */
+  connectTimeoutMs?: number;
 }
 
 export function openDatabase(url: string, options: OpenOptions = {}): DatabaseHandle {
   if (url.startsWith('sqlite:')) return openSqlite(url.slice('sqlite:'.length));
-  return openPostgres(url, options.schema);
+  return openPostgres(url, options);
 }
 
 function openSqlite(file: string): DatabaseHandle {
@@ -84,23 +117,50 @@ function openSqlite(file: string): DatabaseHandle {
     sqlite,
     readerSqlite,
     changeStamp: () => (sqlite.inTransaction ? null : `${totalChanges.get() ?? 0}:${currentDataVersion()}`),
+    ping: (timeoutMs) => ping(reader, timeoutMs),
+    // An embedded database has no connection to lose.
+    onConnectionError: () => undefined,
     async close() {
-      // Kysely's SQLite driver closes the connection it was given.
+      // Kysely's SQLite driver closes the connection it was given, but only once it has used it:
+      // the raw connections are closed here too, whichever of them Kysely never touched.
       if (reader !== db) await reader.destroy();
       await db.destroy();
+      if (readerSqlite.open) readerSqlite.close();
+      if (sqlite.open) sqlite.close();
     },
   };
 }
 
-function openPostgres(url: string, schema?: string): DatabaseHandle {
+function openPostgres(url: string, options: OpenOptions): DatabaseHandle {
+  const { schema } = options;
   if (schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
     throw new Error(`Invalid schema name '${schema}'`);
   }
+  const statementTimeout = options.statementTimeoutMs ?? 10_000;
   const pool = new pg.Pool({
     connectionString: url,
     max: 10,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
+    // Cancelled by the server past this; and given up by the client a little later, for a server
+    // that no longer answers at all (a hung host cancels nothing).
+    statement_timeout: statementTimeout,
+    query_timeout: statementTimeout + 2_000,
+    idleTimeoutMillis: 30_000,
+    keepAlive: true,
+    // Names this pool's sessions, so that operators (and the tests) can tell them apart.
+    application_name: schema ? `quire ${schema}` : 'quire',
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
+  const listeners: Array<(error: Error) => void> = [];
+  const report = (error: Error): void => {
+    for (const listener of listeners) listener(error);
+  };
+  // Without a listener, an 'error' event kills the process. The pool reports errors of idle
+  // connections; a connection checked out (between two statements of a transaction) reports on
+  // itself, so every connection gets a listener of its own too. The statement waiting on it fails
+  // with the error, and the pool discards the connection when it is released.
+  pool.on('error', report);
+  pool.on('connect', (client) => client.on('error', report));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,
@@ -109,6 +169,8 @@ function openPostgres(url: string, schema?: string): DatabaseHandle {
     sqlite: null,
     readerSqlite: null,
     changeStamp: () => null,
+    ping: (timeoutMs) => ping(db, timeoutMs),
+    onConnectionError: (listener) => listeners.push(listener),
     close: () => db.destroy(),
   };
 }

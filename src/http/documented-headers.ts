@@ -28,7 +28,7 @@ export function documentResponseHeaders(route: RouteOptions): void {
       headers: {
         ...REQUEST_ID,
         ...(success || status === '429' ? RATE_LIMIT : {}),
-        ...(status === '429' ? RETRY_AFTER : {}),
+        ...(status === '429' || status === '503' ? RETRY_AFTER : {}),
       },
     };
   }

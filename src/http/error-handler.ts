@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, TooManyRequestsError, type FieldProblem } from '../errors.ts';
+import { asUnavailable } from '../db/unavailable.ts';
+import { AppError, ServiceUnavailableError, TooManyRequestsError, type FieldProblem } from '../errors.ts';
 
 interface ValidationIssue {
   instancePath?: string;
@@ -73,10 +74,16 @@ export function registerErrorHandling(app: FastifyInstance): void {
     sendError(reply, 404, `Route ${request.method} ${request.url.split('?')[0]} not found.`);
   });
 
-  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+  app.setErrorHandler((raised: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    // The database out of reach, or too slow: 503 with Retry-After; the pool recovers by itself.
+    const unavailable = raised instanceof AppError ? null : asUnavailable(raised);
+    if (unavailable) request.log.warn({ err: raised }, 'database unavailable');
+    const error = (unavailable ?? raised) as FastifyError;
     if (error instanceof AppError) {
-      if (error instanceof TooManyRequestsError) reply.header('retry-after', String(error.retryAfterSeconds));
-      if (error.status >= 500) request.log.error({ err: error }, 'request failed');
+      if (error instanceof TooManyRequestsError || error instanceof ServiceUnavailableError) {
+        reply.header('retry-after', String(error.retryAfterSeconds));
+      }
+      if (error.status >= 500 && !unavailable) request.log.error({ err: error }, 'request failed');
       return sendError(reply, error.status, error.message, error.details);
     }
     if (error.validation) {

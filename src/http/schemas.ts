@@ -20,11 +20,12 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   413: 'Payload too large',
   415: 'Unsupported content-type',
   429: 'Too many requests',
+  503: 'The database is unavailable or did not answer in time; try again after Retry-After seconds',
 };
 
-/** Response schemas for the error statuses a route can return; 403 and 429 apply to every operation. */
+/** Response schemas for the error statuses a route can return; 400, 403, 429 and 503 apply to every operation. */
 export function errorResponses(...statuses: number[]): Record<number, TSchema> {
-  const all = [...new Set([400, 403, 429, ...statuses])].sort();
+  const all = [...new Set([400, 403, 429, 503, ...statuses])].sort();
   return Object.fromEntries(
     all.map((s) => [s, { ...ErrorBody, description: ERROR_DESCRIPTIONS[s] ?? 'Error' }]),
   );
