@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
+import net from 'node:net';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Ajv } from 'ajv';
@@ -24,6 +26,40 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 export interface BuildOptions {
   /** pino options, or false for no logs (tests) */
   logger?: boolean | { level: string };
+  /**
+   * On close, how long the server keeps accepting and keeps idle keep-alive connections open (ms,
+   * default 250): a request a client has already sent is still read and answered, with
+   * `Connection: close`.
+   */
+  drainGraceMs?: number;
+}
+
+const DRAIN_SWEEP_MS = 100;
+
+/**
+ * Node's own answer to a request it cannot parse (headers too large, a malformed request line), in
+ * the error envelope like every other error. Written straight to the socket: no request exists.
+ */
+function clientErrorResponse(error: Error & { code?: string }): string {
+  const [status, message] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request headers are too large (at most 16 KiB, the request line included).']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'The request was not received in time.']
+        : [400, 'Malformed HTTP request.'];
+  const body = JSON.stringify({ error: { message, httpCode: status, code: status } });
+  const reason = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' }[
+    status
+  ];
+  return [
+    `HTTP/1.1 ${status} ${reason}`,
+    'Content-Type: application/json; charset=utf-8',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    `X-Request-Id: ${randomUUID()}`,
+    'Connection: close',
+    '',
+    body,
+  ].join('\r\n');
 }
 
 /**
@@ -46,6 +82,25 @@ function trustProxyOption(
   return typeof trust === 'boolean' ? trust : [...trust];
 }
 
+/**
+ * Keeps accepting for `graceMs` (connections a client opened before the signal may still wait in the
+ * kernel's queue, and closing the listener would reset them), answering with Connection: close;
+ * then stops listening without touching open connections (http.Server#close would also close idle
+ * ones at once), and closes idle connections until none is left.
+ */
+async function drain(server: Server, graceMs: number): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, graceMs));
+  net.Server.prototype.close.call(server);
+  for (;;) {
+    const open = await new Promise<number>((resolve) =>
+      server.getConnections((error, count) => resolve(error ? 0 : count)),
+    );
+    if (open === 0) return;
+    server.closeIdleConnections();
+    await new Promise((resolve) => setTimeout(resolve, DRAIN_SWEEP_MS));
+  }
+}
+
 export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     logger: options.logger ?? { level: deps.config.logLevel },
@@ -55,7 +110,16 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     routerOptions: { ignoreTrailingSlash: true },
-    return503OnClosing: true,
+    // Draining (see the preClose hook) answers every request that reaches us, with Connection: close.
+    return503OnClosing: false,
+    forceCloseConnections: false,
+    clientErrorHandler: (error, socket) => {
+      if (socket.writable && !socket.destroyed) {
+        socket.end(clientErrorResponse(error));
+      } else {
+        socket.destroy(error);
+      }
+    },
     trustProxy: trustProxyOption(deps.config.trustProxy),
     // Errors Fastify raises before routing (a malformed URL) get the same body and request id.
     frameworkErrors: (error, request, reply) => {
@@ -66,10 +130,13 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompilers());
-  // While draining, answers tell keep-alive clients to go, so the last connections close promptly.
+  // Draining: every request that reaches us is answered, with Connection: close so that its client
+  // goes, and /readyz says 503; after a grace the server stops listening and closes idle
+  // connections. Close goes on once no connection is left.
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
+    if (app.server.listening) await drain(app.server, options.drainGraceMs ?? 250);
   });
   // Callback-style hooks: on the hot read path a promise per hook per request is measurable.
   app.addHook('onRequest', (request, reply, done) => {
@@ -129,6 +196,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   app.get('/healthz', { schema: { hide: true } }, () => ({ status: 'ok' }));
   // Bounded whatever the database does: a hung database is "not ready" after READY_TIMEOUT_MS.
   app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
+    if (closing) return reply.code(503).send({ status: 'draining' });
     if (await deps.database.ping(READY_TIMEOUT_MS)) return { status: 'ready' };
     return reply.code(503).header('retry-after', '2').send({ status: 'unavailable' });
   });

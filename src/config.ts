@@ -25,6 +25,14 @@ export interface Config {
   readonly databaseStatementTimeoutMs: number;
   /** PostgreSQL: the longest a new connection may take to open (ms) */
   readonly databaseConnectTimeoutMs: number;
+  /** worker threads for heavy work (OpenAPI files, large renders); null: one per core, 1 to 4 */
+  readonly workerThreads: number | null;
+  /** the longest one worker task may run (ms) */
+  readonly workerTaskTimeoutMs: number;
+  /** the heap one worker thread may grow to (MiB) */
+  readonly workerMemoryMb: number;
+  /** on SIGTERM, the longest the server waits for requests in flight before it exits anyway (ms) */
+  readonly shutdownTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -138,6 +146,21 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
   };
   const databaseStatementTimeoutMs = milliseconds('DATABASE_STATEMENT_TIMEOUT', 10_000);
   const databaseConnectTimeoutMs = milliseconds('DATABASE_CONNECT_TIMEOUT', 5_000);
+  const workerTaskTimeoutMs = milliseconds('WORKER_TASK_TIMEOUT', 30_000);
+  const shutdownTimeoutMs = milliseconds('SHUTDOWN_TIMEOUT', 30_000);
+
+  const count = (name: string, min: number, max: number): number | null => {
+    const raw = get(name);
+    if (raw === undefined) return null;
+    const value = Number(raw);
+    if (!/^\d+$/.test(raw) || value < min || value > max) {
+      problems.push(`${name} must be a whole number from ${min} to ${max} (got '${raw}')`);
+      return null;
+    }
+    return value;
+  };
+  const workerThreads = count('WORKER_THREADS', 1, 64);
+  const workerMemoryMb = count('WORKER_MEMORY_MB', 32, 16_384) ?? 1_024;
 
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze({
@@ -153,5 +176,9 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     trustProxy: Array.isArray(trustProxy) ? Object.freeze(trustProxy) : trustProxy,
     databaseStatementTimeoutMs,
     databaseConnectTimeoutMs,
+    workerThreads,
+    workerTaskTimeoutMs,
+    workerMemoryMb,
+    shutdownTimeoutMs,
   });
 }

@@ -14,6 +14,7 @@ import { ReaderAccessService } from './modules/reader-access/reader-access.servi
 import { ReferencesService } from './modules/references/references.service.ts';
 import { UsersService } from './modules/users/users.service.ts';
 import { VersionsService } from './modules/versions/versions.service.ts';
+import { WorkerPool } from './workers/pool.ts';
 import type { CounterStore } from './ratelimit/counter-store.ts';
 import { MemoryCounterStore } from './ratelimit/memory-store.ts';
 import { RedisCounterStore } from './ratelimit/redis-store.ts';
@@ -37,6 +38,8 @@ export interface Deps {
   readerAccess: ReaderAccessService;
   changelogs: ChangelogsService;
   all: AllService;
+  /** heavy work off the event loop: OpenAPI files, large renders */
+  workers: WorkerPool;
   close(): Promise<void>;
 }
 
@@ -48,6 +51,10 @@ export interface DepsOverrides {
   redisPrefix?: string;
   database?: DatabaseHandle;
   counters?: CounterStore;
+  /** a pool shared by several apps (tests); it is then not closed with them */
+  workers?: WorkerPool;
+  /** worker threads kept alive when idle (the server keeps one, warm) */
+  workerMinThreads?: number;
 }
 
 export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps {
@@ -65,6 +72,14 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
       ? new RedisCounterStore(config.redisUrl, overrides.redisPrefix)
       : new MemoryCounterStore());
   const { db, reader } = database;
+  const workers =
+    overrides.workers ??
+    new WorkerPool({
+      ...(config.workerThreads !== null ? { threads: config.workerThreads } : {}),
+      taskTimeoutMs: config.workerTaskTimeoutMs,
+      memoryMb: config.workerMemoryMb,
+      minThreads: overrides.workerMinThreads ?? 0,
+    });
   const changes = new ChangeRecorder(clock);
   changes.subscribe(auditSubscriber);
   const versions = new VersionsService(db, reader, clock, changes);
@@ -82,12 +97,14 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     users: new UsersService(db, reader, clock, changes),
     versions,
     documentation,
-    references: new ReferencesService(db, reader, clock, changes, versions),
-    pages: new PagesService(database, clock, changes, versions, documentation),
+    references: new ReferencesService(db, reader, clock, changes, versions, workers),
+    pages: new PagesService(database, clock, changes, versions, documentation, workers),
     readerAccess: new ReaderAccessService(db, reader, clock, changes),
     changelogs: new ChangelogsService(db, clock, changes),
     all: new AllService(reader, versions),
+    workers,
     async close() {
+      if (overrides.workers === undefined) await workers.close();
       await counters.close();
       await database.close();
     },

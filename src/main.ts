@@ -16,11 +16,14 @@ export async function serve(env: Readonly<Record<string, string | undefined>> = 
     }
     throw error;
   }
-  const deps = createDeps(config);
+  const deps = createDeps(config, { workerMinThreads: 1 });
   await migrateToLatest(deps.database);
-  const app = await buildApp(deps);
+  // A second for requests already on their way over idle keep-alive connections to be read.
+  const app = await buildApp(deps, { drainGraceMs: 1_000 });
   const boot = await bootstrapIfEmpty(deps);
   await app.listen({ host: config.host, port: config.port });
+  // In the background: the server answers at once, and the first upload finds a warm thread.
+  deps.workers.warm().catch((error: unknown) => app.log.warn({ err: error }, 'worker warm-up failed'));
   if (boot) {
     const address = app.server.address();
     const port = typeof address === 'object' && address !== null ? address.port : config.port;
@@ -32,13 +35,24 @@ export async function serve(env: Readonly<Record<string, string | undefined>> = 
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    app.log.info({ signal }, 'draining in-flight requests, then stopping');
-    // close() stops accepting connections and resolves once in-flight requests have finished.
+    app.log.info({ signal }, 'draining: answering the requests received, then stopping');
+    // Requests still running at the deadline are cut off, and the exit code says so.
+    let forced = false;
+    const deadline = setTimeout(() => {
+      forced = true;
+      app.log.warn(
+        { timeoutMs: config.shutdownTimeoutMs },
+        'SHUTDOWN_TIMEOUT reached: closing the connections still open',
+      );
+      app.server.closeAllConnections();
+      setTimeout(() => process.exit(1), 2_000).unref();
+    }, config.shutdownTimeoutMs);
+    deadline.unref();
     app
       .close()
       .then(() => deps.close())
       .then(
-        () => process.exit(0),
+        () => process.exit(forced ? 1 : 0),
         (error: unknown) => {
           app.log.error({ err: error }, 'shutdown failed');
           process.exit(1);

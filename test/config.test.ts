@@ -16,6 +16,10 @@ describe('configuration', () => {
       trustProxy: false,
       databaseStatementTimeoutMs: 10000,
       databaseConnectTimeoutMs: 5000,
+      workerThreads: null,
+      workerTaskTimeoutMs: 30000,
+      workerMemoryMb: 1024,
+      shutdownTimeoutMs: 30000,
     });
   });
 
@@ -33,6 +37,10 @@ describe('configuration', () => {
       TRUST_PROXY: '10.0.0.0/8, 192.168.1.1',
       DATABASE_STATEMENT_TIMEOUT: '2500',
       DATABASE_CONNECT_TIMEOUT: '750',
+      WORKER_THREADS: '3',
+      WORKER_TASK_TIMEOUT: '12000',
+      WORKER_MEMORY_MB: '512',
+      SHUTDOWN_TIMEOUT: '4000',
     });
     expect(config).toMatchObject({
       host: '127.0.0.1',
@@ -44,6 +52,10 @@ describe('configuration', () => {
       trustProxy: ['10.0.0.0/8', '192.168.1.1'],
       databaseStatementTimeoutMs: 2500,
       databaseConnectTimeoutMs: 750,
+      workerThreads: 3,
+      workerTaskTimeoutMs: 12000,
+      workerMemoryMb: 512,
+      shutdownTimeoutMs: 4000,
     });
     expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
     expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
@@ -65,13 +77,17 @@ describe('configuration', () => {
         TRUST_PROXY: 'the load balancer',
         DATABASE_STATEMENT_TIMEOUT: '5s',
         DATABASE_CONNECT_TIMEOUT: '10',
+        WORKER_THREADS: '0',
+        WORKER_TASK_TIMEOUT: 'forever',
+        WORKER_MEMORY_MB: '1',
+        SHUTDOWN_TIMEOUT: '-1',
       });
     } catch (e) {
       error = e;
     }
     expect(error).toBeInstanceOf(ConfigError);
     const problems = (error as ConfigError).problems;
-    expect(problems).toHaveLength(11);
+    expect(problems).toHaveLength(15);
     for (const name of [
       'PORT',
       'DATABASE_URL',
@@ -83,6 +99,10 @@ describe('configuration', () => {
       'LOG_LEVEL',
       'DATABASE_STATEMENT_TIMEOUT',
       'DATABASE_CONNECT_TIMEOUT',
+      'WORKER_THREADS',
+      'WORKER_TASK_TIMEOUT',
+      'WORKER_MEMORY_MB',
+      'SHUTDOWN_TIMEOUT',
     ]) {
       expect(problems.some((p) => p.startsWith(name))).toBe(true);
     }

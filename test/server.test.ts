@@ -15,7 +15,9 @@ afterEach(() => {
 });
 
 /** Starts the real server as `npm start` does, on a free port, and waits for it to listen. */
-async function startServer(): Promise<{ port: number; output: () => string }> {
+async function startServer(
+  env: Record<string, string> = {},
+): Promise<{ port: number; output: () => string }> {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-server-'));
   let output = '';
   child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
@@ -27,6 +29,7 @@ async function startServer(): Promise<{ port: number; output: () => string }> {
       QUIRE_BOOTSTRAP_KEY: KEY,
       LOG_LEVEL: 'info',
       REDIS_URL: '',
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -100,4 +103,133 @@ describe('the server process', () => {
     expect(JSON.parse(result.body)).toMatchObject({ name: 'Drained' });
     expect(await exited).toBe(0);
   });
+
+  it('answers every request received before SIGTERM under load (reads and uploads), with no reset', async () => {
+    const { port } = await startServer({ RATE_LIMIT_SCALE: '1000' });
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+    const call = (
+      method: string,
+      url: string,
+      body?: Buffer,
+      onWritten?: () => void,
+      viaAgent: http.Agent = agent,
+    ) =>
+      new Promise<{ status: number; connection: string | undefined; body: string }>((resolve, reject) => {
+        const req = http.request(
+          {
+            host: '127.0.0.1',
+            port,
+            method,
+            path: `/api/v1${url}`,
+            agent: viaAgent,
+            headers: {
+              'x-api-key': KEY,
+              ...(body ? { 'content-type': 'application/json', 'content-length': body.length } : {}),
+            },
+          },
+          (res) => {
+            let text = '';
+            res.on('data', (d: Buffer) => (text += d.toString()));
+            res.on('end', () =>
+              resolve({ status: res.statusCode ?? 0, connection: res.headers.connection, body: text }),
+            );
+            res.on('error', reject);
+          },
+        );
+        req.on('error', reject);
+        req.on('finish', () => onWritten?.());
+        req.end(body);
+      });
+
+    const sections = JSON.parse((await call('GET', '/version/1/documentation')).body) as Array<{
+      id: number;
+    }>;
+    const content = Array.from(
+      { length: 400 },
+      (_, i) => `## Part ${i}\n\nSome *text* with a [link](https://example.com/${i}).`,
+    ).join('\n\n');
+    const page = JSON.parse(
+      (
+        await call(
+          'POST',
+          `/documentation/${sections[0]!.id}/page`,
+          Buffer.from(JSON.stringify({ title: 'Read me', content })),
+        )
+      ).body,
+    ) as { id: number };
+    // A connection opened before the signal and left idle: a request written to it after the signal
+    // (within the grace) is still answered, with Connection: close.
+    const idleAgent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    expect((await call('GET', '/version', undefined, undefined, idleAgent)).status).toBe(200);
+
+    const definition = (n: number) =>
+      Buffer.from(
+        JSON.stringify({
+          openapi: '3.1.0',
+          info: { title: `Drained API ${n}`, version: '1' },
+          paths: Object.fromEntries(
+            Array.from({ length: 1500 }, (_, i) => [
+              `/items${i}/{id}`,
+              {
+                get: {
+                  parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }],
+                  responses: { '200': { description: `Item ${i}` } },
+                },
+              },
+            ]),
+          ),
+        }),
+      );
+    let written = 0;
+    const total = 48;
+    let allWritten!: () => void;
+    const sent = new Promise<void>((resolve) => (allWritten = resolve));
+    const onWritten = () => {
+      if (++written === total) allWritten();
+    };
+    const settled = [
+      ...Array.from({ length: 40 }, () => call('GET', `/page/${page.id}?format=html`, undefined, onWritten)),
+      ...Array.from({ length: 8 }, (_, n) => call('POST', '/version/1/reference', definition(n), onWritten)),
+    ].map((p) =>
+      p.then(
+        (r) => ({ ok: true as const, ...r }),
+        (error: Error) => ({ ok: false as const, error }),
+      ),
+    );
+    let answeredBeforeSignal = 0;
+    void Promise.all(settled.map((p) => p.then(() => answeredBeforeSignal++)));
+
+    await sent;
+    const exited = new Promise<number | null>((resolve) => child!.on('exit', (code) => resolve(code)));
+    child!.kill('SIGTERM');
+    const inFlightAtSignal = total - answeredBeforeSignal;
+    // Once the server says it is draining (new connections are still taken during the grace), a
+    // request on the idle connection is answered, and told to close.
+    for (;;) {
+      const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
+      if (ready.status === 503) {
+        expect(await ready.json()).toEqual({ status: 'draining' });
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const late = await call('GET', '/version', undefined, undefined, idleAgent);
+
+    const results = await Promise.all(settled);
+    const failures = results.filter((r) => !r.ok);
+    expect(failures.map((f) => (f.ok ? '' : f.error.message))).toEqual([]);
+    expect(results.map((r) => (r.ok ? r.status : 0)).sort()).toEqual(
+      [...Array.from({ length: 8 }, () => 201), ...Array.from({ length: 40 }, () => 200)].sort(),
+    );
+    expect(inFlightAtSignal).toBeGreaterThan(0);
+    expect(late.status).toBe(200);
+    expect(late.connection).toBe('close');
+    expect(await exited).toBe(0);
+    // Listening stopped: a new connection is refused, not reset.
+    await expect(call('GET', '/version', undefined, undefined, new http.Agent())).rejects.toMatchObject({
+      code: 'ECONNREFUSED',
+    });
+    agent.destroy();
+    idleAgent.destroy();
+  }, 60_000);
 });

@@ -1,4 +1,5 @@
 import type { RouteOptions } from 'fastify';
+import { errorResponse } from './schemas.ts';
 
 const integer = (description: string) => ({ type: 'integer', description });
 const text = (description: string) => ({ type: 'string', description });
@@ -20,6 +21,10 @@ const RETRY_AFTER = { 'Retry-After': integer('Seconds to wait before trying agai
 export function documentResponseHeaders(route: RouteOptions): void {
   const response = route.schema?.response as Record<string, Record<string, unknown>> | undefined;
   if (route.config?.operation === undefined || response === undefined) return;
+  // The router answers 414 to a path parameter longer than its limit, before any route runs.
+  if (route.url.includes(':') && response['414'] === undefined) {
+    response['414'] = errorResponse(414);
+  }
   for (const [status, schema] of Object.entries(response)) {
     const success = status.startsWith('2');
     response[status] = {

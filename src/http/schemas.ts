@@ -18,17 +18,24 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   404: 'Not found',
   409: 'Conflict',
   413: 'Payload too large',
+  414: 'A path parameter is longer than 100 characters',
   415: 'Unsupported content-type',
   429: 'Too many requests',
-  503: 'The database is unavailable or did not answer in time; try again after Retry-After seconds',
+  503: 'Unavailable for now (the database is out of reach or slow, or heavy work could not finish); try again after Retry-After seconds',
 };
 
-/** Response schemas for the error statuses a route can return; 400, 403, 429 and 503 apply to every operation. */
+/**
+ * Response schemas for the error statuses a route can return; 400, 403, 429 and 503 apply to every
+ * operation, 414 to every operation with a path parameter (added where headers are documented).
+ */
+export const errorResponse = (status: number): TSchema => ({
+  ...ErrorBody,
+  description: ERROR_DESCRIPTIONS[status] ?? 'Error',
+});
+
 export function errorResponses(...statuses: number[]): Record<number, TSchema> {
   const all = [...new Set([400, 403, 429, 503, ...statuses])].sort();
-  return Object.fromEntries(
-    all.map((s) => [s, { ...ErrorBody, description: ERROR_DESCRIPTIONS[s] ?? 'Error' }]),
-  );
+  return Object.fromEntries(all.map((s) => [s, errorResponse(s)]));
 }
 
 export const IdParam = <K extends string>(name: K, description: string) =>

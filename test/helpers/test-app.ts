@@ -9,6 +9,7 @@ import { ManualClock } from '../../src/clock.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
 import { createDeps, type Deps } from '../../src/deps.ts';
+import { WorkerPool } from '../../src/workers/pool.ts';
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL;
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL;
@@ -42,6 +43,17 @@ const RUN = process.env.QUIRE_TEST_RUN ?? Date.now().toString(36);
 const cleanups: Array<() => void> = [];
 process.on('exit', () => cleanups.forEach((c) => c()));
 
+/**
+ * One worker pool for the apps of a test file: a thread starts in about a second, and most tests
+ * build an app each. An app whose env sets WORKER_* gets a pool of its own, with those bounds.
+ */
+let sharedWorkers: WorkerPool | undefined;
+const testWorkers = (env: Record<string, string> | undefined): WorkerPool | undefined => {
+  if (Object.keys(env ?? {}).some((name) => name.startsWith('WORKER_'))) return undefined;
+  sharedWorkers ??= new WorkerPool({ threads: 2, taskTimeoutMs: 30_000, memoryMb: 1_024 });
+  return sharedWorkers;
+};
+
 function freshStorage(): SharedStorage {
   const id = randomBytes(6).toString('hex');
   const redisPrefix = `quire-test:${id}:`;
@@ -66,8 +78,10 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   });
   const clock =
     options.clock ?? options.sharedWith?.clock ?? new ManualClock(Date.parse('2026-11-21T10:15:00Z'));
+  const workers = testWorkers(options.env);
   const deps = createDeps(config, {
     clock,
+    ...(workers ? { workers } : {}),
     redisPrefix: storage.redisPrefix,
     ...(storage.schema ? { schema: storage.schema } : {}),
   });

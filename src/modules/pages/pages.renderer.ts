@@ -1,6 +1,8 @@
 import { hash } from 'node:crypto';
 import { autoLinkTargets, renderContent, type RenderContext } from '../../content/index.ts';
 import type { Executor } from '../../db/executor.ts';
+import { ServiceUnavailableError } from '../../errors.ts';
+import { TaskFailedError, type WorkerPool } from '../../workers/pool.ts';
 import type { PageQueries, PageView } from './pages.repository.ts';
 import type { PageFormat } from './pages.schemas.ts';
 import { LruCache } from './render-cache.ts';
@@ -21,6 +23,11 @@ export interface RenderStats {
 }
 
 const MAX_PLAIN_CONTEXT = 256;
+/**
+ * Sources from this many characters on render in a worker thread: the engine takes about a
+ * millisecond per 3 KB, so a smaller page costs the event loop less than the trip to a thread would.
+ */
+export const WORKER_RENDER_CHARS = 64 * 1024;
 const digest = (text: string): string => hash('sha1', text, 'base64url');
 
 /**
@@ -37,6 +44,7 @@ export class PageRenderer {
 
   constructor(
     private readonly queries: PageQueries,
+    private readonly workers: WorkerPool,
     options: RenderCacheOptions = {},
   ) {
     this.cache = new LruCache(
@@ -69,20 +77,21 @@ export class PageRenderer {
     const publishedTargets = published === null ? [] : autoLinkTargets(published);
     const pageTitles = await this.linkTitles(trx, view.version_id, [...draftTargets, ...publishedTargets]);
     const ctx: RenderContext = { pageTitles, variables: this.parseVariables(view.variables) };
-    return {
-      draft: draft === null ? null : this.render(draft, draftTargets, format, ctx, view.variables),
-      published:
-        published === null ? null : this.render(published, publishedTargets, format, ctx, view.variables),
-    };
+    const [draftOut, publishedOut] = await Promise.all([
+      draft === null ? null : this.render(draft, draftTargets, format, ctx, view.variables),
+      published === null ? null : this.render(published, publishedTargets, format, ctx, view.variables),
+    ]);
+    return { draft: draftOut, published: publishedOut };
   }
 
+  /** Cached output, or a render: here for ordinary pages, in a worker thread for large ones. */
   private render(
     source: string,
     targets: readonly string[],
     format: PageFormat,
     ctx: RenderContext,
     variablesText: string,
-  ): string {
+  ): string | Promise<string> {
     let context = '';
     if (targets.length > 0 || variablesText !== '{}') {
       const titles = [...targets].sort().map((key) => `${key}\u0000${ctx.pageTitles?.get(key) ?? '\u0003'}`);
@@ -93,7 +102,28 @@ export class PageRenderer {
     const key = `${format}:${digest(source)}:${context}`;
     const cached = this.cache.get(key);
     if (cached !== undefined) return cached;
+    if (source.length >= WORKER_RENDER_CHARS && format !== 'darkdown') {
+      return this.renderInWorker(key, source, format, ctx);
+    }
     const output = renderContent(source, format, ctx) ?? '';
+    this.renders++;
+    this.cache.set(key, output);
+    return output;
+  }
+
+  private async renderInWorker(
+    key: string,
+    source: string,
+    format: Exclude<PageFormat, 'darkdown'>,
+    ctx: RenderContext,
+  ): Promise<string> {
+    let output: string;
+    try {
+      ({ output } = await this.workers.run({ kind: 'render', source, format, ctx }));
+    } catch (error) {
+      if (!(error instanceof TaskFailedError)) throw error;
+      throw new ServiceUnavailableError(`The page could not be rendered: it ${error.message}.`, 5);
+    }
     this.renders++;
     this.cache.set(key, output);
     return output;

@@ -22,6 +22,7 @@ import type { VersionsService } from '../versions/versions.service.ts';
 import { PageResponseCache } from './page-responses.ts';
 import { presentPage, type Page } from './pages.presenter.ts';
 import { PageReader } from './pages.reader.ts';
+import type { WorkerPool } from '../../workers/pool.ts';
 import { PageRenderer, type RenderCacheOptions, type RenderStats } from './pages.renderer.ts';
 import { PageQueries, pagesRepository as repo, type PageView } from './pages.repository.ts';
 import type { PageBySlugInput, PageCreateInput, PageFormat, PageUpdateInput } from './pages.schemas.ts';
@@ -43,11 +44,12 @@ export class PagesService {
     private readonly changes: ChangeRecorder,
     versions: VersionsService,
     private readonly documentation: DocumentationService,
+    workers: WorkerPool,
     renderCache: RenderCacheOptions = {},
   ) {
     this.db = database.db;
     this.queries = new PageQueries(database);
-    this.renderer = new PageRenderer(this.queries, renderCache);
+    this.renderer = new PageRenderer(this.queries, workers, renderCache);
     this.reader = new PageReader(
       database.reader,
       this.queries,

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Document, parseDocument } from 'yaml';
+import type { WorkerPool } from '../../workers/pool.ts';
 import { parseOrderedJson } from './ordered-json.ts';
 import { MAX_YAML_ALIASES, withoutBom, YAML_OPTIONS, type DefinitionFormat } from './definition.parser.ts';
 
@@ -9,7 +10,7 @@ import { MAX_YAML_ALIASES, withoutBom, YAML_OPTIONS, type DefinitionFormat } fro
  * integer-like keys (response codes such as "404" and "200") to the front: the file is read into
  * Maps (the yaml parser's, or parseOrderedJson) and printed from them.
  */
-function convertDefinition(text: string, from: DefinitionFormat, to: DefinitionFormat): string {
+export function convertDefinition(text: string, from: DefinitionFormat, to: DefinitionFormat): string {
   const tree = from === 'json' ? parseOrderedJson(withoutBom(text)) : readYaml(withoutBom(text));
   return to === 'json' ? `${orderedJson(tree, '')}\n` : new Document(tree).toString({ lineWidth: 0 });
 }
@@ -19,16 +20,20 @@ const CONVERSION_CACHE_CHARS = 32 * 1024 * 1024;
 
 /**
  * Converting a large definition takes seconds (the yaml package reads about a megabyte a second), and
- * the read operation allows 600 calls a minute: conversions are kept, least recently used out first,
- * keyed by the hash of the stored text, so a new upload is never answered with an old conversion.
+ * the read operation allows 600 calls a minute: conversions run in a worker thread and are kept, least
+ * recently used out first, keyed by the hash of the stored text, so a new upload is never answered
+ * with an old conversion.
  */
 export class DefinitionConverter {
   private readonly cache = new Map<string, string>();
   private cachedChars = 0;
 
-  constructor(private readonly maxChars = CONVERSION_CACHE_CHARS) {}
+  constructor(
+    private readonly workers: WorkerPool,
+    private readonly maxChars = CONVERSION_CACHE_CHARS,
+  ) {}
 
-  convert(text: string, from: DefinitionFormat, to: DefinitionFormat): string {
+  async convert(text: string, from: DefinitionFormat, to: DefinitionFormat): Promise<string> {
     if (from === to) return text;
     const key = `${createHash('sha256').update(text).digest('base64')}:${to}`;
     const cached = this.cache.get(key);
@@ -37,7 +42,7 @@ export class DefinitionConverter {
       this.cache.set(key, cached);
       return cached;
     }
-    const converted = convertDefinition(text, from, to);
+    const { text: converted } = await this.workers.run({ kind: 'convertDefinition', text, from, to });
     if (converted.length <= this.maxChars) {
       this.cache.set(key, converted);
       this.cachedChars += converted.length;

@@ -6,13 +6,13 @@ import type { Executor } from '../../db/executor.ts';
 import type { Database } from '../../db/schema.ts';
 import { nextOrdr, pickSlug } from '../../db/siblings.ts';
 import { inTransaction } from '../../db/transaction.ts';
-import { BadRequestError, NotFoundError } from '../../errors.ts';
+import { AppError, BadRequestError, NotFoundError, ServiceUnavailableError } from '../../errors.ts';
 import type { ChangeRecorder } from '../../events/change-recorder.ts';
 import { toStoredDate } from '../../shared/dates.ts';
+import { TaskFailedError, type WorkerPool } from '../../workers/pool.ts';
 import type { VersionsService } from '../versions/versions.service.ts';
 import { DefinitionConverter } from './definition.converter.ts';
-import { fileProblem, parseDefinition, type DefinitionFormat } from './definition.parser.ts';
-import { validateDefinition } from './definition.validator.ts';
+import { fileProblem, type DefinitionFormat } from './definition.parser.ts';
 import { presentReference, type Reference } from './references.presenter.ts';
 import {
   referencesRepository as repo,
@@ -31,7 +31,7 @@ export interface UploadInput {
 const uploadPermission = (publish: boolean): Permission => (publish ? 'reference.publish' : 'reference.edit');
 
 export class ReferencesService {
-  private readonly converter = new DefinitionConverter();
+  private readonly converter: DefinitionConverter;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -39,7 +39,10 @@ export class ReferencesService {
     private readonly clock: Clock,
     private readonly changes: ChangeRecorder,
     private readonly versions: VersionsService,
-  ) {}
+    private readonly workers: WorkerPool,
+  ) {
+    this.converter = new DefinitionConverter(workers);
+  }
 
   /** A reference of the scope's project, honouring its version scope (404 / 403). */
   async resolve(db: Executor, scope: Scope, id: number): Promise<ReferenceRow> {
@@ -65,8 +68,8 @@ export class ReferencesService {
           '(or as a raw application/json, application/yaml or text/yaml body).',
       );
     }
-    const parsed = parseDefinition(bytes);
-    const { title } = await validateDefinition(parsed);
+    const parsed = await this.check(bytes);
+    const { title } = parsed;
 
     return inTransaction(this.db, ctx, async (tx) => {
       const trx = tx.transaction;
@@ -145,6 +148,25 @@ export class ReferencesService {
     const stored = await repo.definition(db, id, options.draft);
     if (!stored) throw new NotFoundError(unavailable);
     const format = options.format === 'auto' ? stored.format : options.format;
-    return { text: this.converter.convert(stored.text, stored.format, format), format };
+    try {
+      return { text: await this.converter.convert(stored.text, stored.format, format), format };
+    } catch (error) {
+      if (!(error instanceof TaskFailedError)) throw error;
+      throw new ServiceUnavailableError(`The definition could not be converted: it ${error.message}.`, 5);
+    }
+  }
+
+  /** Parses and validates an upload in a worker thread, once: its text, format and title. */
+  private async check(bytes: Buffer): Promise<{ text: string; format: DefinitionFormat; title: string }> {
+    let result;
+    try {
+      result = await this.workers.run({ kind: 'checkDefinition', bytes });
+    } catch (error) {
+      if (!(error instanceof TaskFailedError)) throw error;
+      if (error.reason === 'crashed') throw error;
+      throw fileProblem(`The definition could not be checked: it ${error.message}.`);
+    }
+    if (!result.ok) throw new AppError(result.status, result.message, result.details);
+    return result;
   }
 }

@@ -1,0 +1,211 @@
+/**
+ * Does heavy work stall the server? A Quire server runs in a child process on a fresh SQLite file; while
+ * it takes a 5 MiB OpenAPI upload, an invalid 5 MiB upload, a conversion of that definition to YAML and
+ * the first HTML render of a 3 MB page, a probe asks `/healthz` every 5 ms and keeps its worst latency.
+ * The server's resident memory is sampled every 10 ms from /proc, so the peak above the idle figure is
+ * what each job costs.
+ *
+ *   node --import tsx bench/event-loop.bench.ts [--port 18490] [--rounds 3] [--data $TMPDIR/quire-bench-loop]
+ *
+ * Goals: `/healthz` worst latency under 50 ms during every job; the valid 5 MiB upload answers in under
+ * 1.5 s and raises the server's RSS by less than 150 MB.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { bigDefinition, bigPage } from './fixtures/big-inputs.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const KEY = `qk_${'b'.repeat(40)}`;
+const MiB = 1024 * 1024;
+
+const arg = (name: string, fallback: string): string => {
+  const i = process.argv.indexOf(`--${name}`);
+  return (i >= 0 ? process.argv[i + 1] : undefined) ?? fallback;
+};
+
+function rssBytes(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = /VmRSS:\s+(\d+) kB/.exec(status)?.[1];
+  return Number(kb ?? 0) * 1024;
+}
+
+interface Observation {
+  ms: number;
+  status: number;
+  worstHealthMs: number;
+  probes: number;
+  rssAboveIdleMb: number;
+}
+
+/**
+ * The probe runs in a thread of its own, so that what this process does to send a job (a 5 MiB body
+ * to write, an answer to read) never delays a probe: its figures are the server's alone.
+ */
+const PROBE = `
+const { parentPort, workerData } = require('node:worker_threads');
+let stop = false;
+let worst = 0;
+let probes = 0;
+parentPort.on('message', () => { stop = true; });
+(async () => {
+  while (!stop) {
+    const started = performance.now();
+    const res = await fetch(workerData.url);
+    await res.arrayBuffer();
+    worst = Math.max(worst, performance.now() - started);
+    probes++;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  parentPort.postMessage({ worst, probes });
+})();
+`;
+
+/** Runs `job` while probing /healthz and sampling the server's RSS. */
+async function observe(base: string, pid: number, job: () => Promise<Response>): Promise<Observation> {
+  const idle = rssBytes(pid);
+  let peak = idle;
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, rssBytes(pid));
+  }, 10);
+  const probe = new Worker(PROBE, { eval: true, workerData: { url: `${base}/healthz` } });
+  const probed = new Promise<{ worst: number; probes: number }>((resolve) => probe.once('message', resolve));
+  // The probe's first answers arrive before the job starts.
+  await new Promise((r) => setTimeout(r, 100));
+  const started = performance.now();
+  const res = await job();
+  await res.arrayBuffer();
+  const ms = performance.now() - started;
+  probe.postMessage('stop');
+  const { worst, probes } = await probed;
+  await probe.terminate();
+  clearInterval(sampler);
+  peak = Math.max(peak, rssBytes(pid));
+  return { ms, status: res.status, worstHealthMs: worst, probes, rssAboveIdleMb: (peak - idle) / MiB };
+}
+
+async function waitFor(url: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`${url} did not answer within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+async function main(): Promise<void> {
+  const port = Number(arg('port', '18490'));
+  const rounds = Math.max(1, Number(arg('rounds', '3')));
+  const dir = arg('data', path.join(os.tmpdir(), 'quire-bench-loop'));
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      DATABASE_URL: `sqlite:${path.join(dir, 'quire.db')}`,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      RATE_LIMIT_SCALE: '1000000',
+      QUIRE_BOOTSTRAP_KEY: KEY,
+      LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const pid = child.pid;
+  if (pid === undefined) throw new Error('the server did not start');
+  const base = `http://127.0.0.1:${port}`;
+  const api = (route: string, init: RequestInit = {}) =>
+    fetch(`${base}/api/v1${route}`, {
+      ...init,
+      headers: { 'x-api-key': KEY, ...(init.headers as Record<string, string> | undefined) },
+    });
+  try {
+    await waitFor(`${base}/readyz`);
+    const versions = (await (await api('/version')).json()) as Array<{ id: number }>;
+    const sections = (await (await api(`/version/${versions[0]?.id ?? 0}/documentation`)).json()) as Array<{
+      id: number;
+    }>;
+    const sectionId = sections[0]?.id;
+    if (sectionId === undefined) throw new Error('the demo project has no section');
+
+    const valid = Buffer.from(JSON.stringify(bigDefinition(5 * MiB), null, 2));
+    const broken = bigDefinition(5 * MiB, 'Broken API');
+    // An error at the end of the document: the validator reads all of it before it finds the problem.
+    (broken.paths as Record<string, unknown>)['/broken'] = { get: { responses: { '200': {} } } };
+    const invalid = Buffer.from(JSON.stringify(broken, null, 2));
+    const page = bigPage(3_000_000);
+    const upload = (body: Buffer) => () =>
+      api('/version/latest/reference', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
+
+    const jobs: Array<[string, () => Promise<Response>]> = [
+      [`valid upload (${(valid.length / MiB).toFixed(1)} MiB)`, upload(valid)],
+      [`invalid upload (${(invalid.length / MiB).toFixed(1)} MiB)`, upload(invalid)],
+    ];
+    const results = new Map<string, Observation[]>();
+    for (let round = 0; round < rounds; round++) {
+      // A fresh page and a fresh reference each round, so every render and conversion is a first one.
+      const created = (await (
+        await api(`/documentation/${sectionId}/page`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ title: `Big page ${round}`, content: `${page}\n\nRound ${round}.` }),
+        })
+      ).json()) as { id: number };
+      const toConvert = Buffer.from(
+        JSON.stringify(bigDefinition(5 * MiB, `Converted API ${round}`), null, 2),
+      );
+      const uploaded = await upload(toConvert)();
+      const { id: convertedId } = (await uploaded.json()) as { id: number };
+      const roundJobs: Array<[string, () => Promise<Response>]> = [
+        ...jobs,
+        [
+          `definition as YAML (${(valid.length / MiB).toFixed(1)} MiB JSON)`,
+          () => api(`/reference/${convertedId}/definition?format=yaml`),
+        ],
+        [
+          `first html render (${(page.length / 1e6).toFixed(1)} MB page)`,
+          () => api(`/page/${created.id}?format=html`),
+        ],
+      ];
+      for (const [name, job] of roundJobs) {
+        const list = results.get(name) ?? [];
+        list.push(await observe(base, pid, job));
+        results.set(name, list);
+      }
+    }
+
+    process.stdout.write(
+      `\nmedian of ${rounds} round(s); /healthz probed every 5 ms during each job\n\n` +
+        '| job | status | job ms | /healthz worst ms | probes | RSS above idle MB |\n' +
+        '|---|---:|---:|---:|---:|---:|\n',
+    );
+    for (const [name, list] of results) {
+      const median = (pick: (o: Observation) => number) => {
+        const sorted = list.map(pick).sort((a, b) => a - b);
+        return sorted[Math.floor(sorted.length / 2)] ?? NaN;
+      };
+      const statuses = [...new Set(list.map((o) => o.status))].join('/');
+      process.stdout.write(
+        `| ${name} | ${statuses} | ${median((o) => o.ms).toFixed(0)} | ${median((o) => o.worstHealthMs).toFixed(1)} | ` +
+          `${median((o) => o.probes)} | ${median((o) => o.rssAboveIdleMb).toFixed(0)} |\n`,
+      );
+    }
+  } finally {
+    child.kill('SIGTERM');
+  }
+}
+
+await main();

@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest';
+import { featurePage } from '../bench/fixtures/feature-page.ts';
+import { bigDefinition } from '../bench/fixtures/big-inputs.ts';
+import { renderContent } from '../src/content/index.ts';
+import { WORKER_RENDER_CHARS } from '../src/modules/pages/pages.renderer.ts';
+import { createWorld } from './helpers/factories.ts';
+import { readDefinition, upload } from './helpers/references.ts';
+import { buildTestApp, client, expectErrorShape, useTestApp } from './helpers/test-app.ts';
+
+const t = useTestApp();
+const MiB = 1024 * 1024;
+
+describe('heavy work in worker threads', () => {
+  it('validates a large upload and converts it off the event loop, with the same answers', async () => {
+    const w = await createWorld(t.deps);
+    const text = JSON.stringify(bigDefinition(1 * MiB, 'Large API'), null, 2);
+    const res = await upload(t.app, w.key, w.version.id, text, { as: 'application/json' });
+    expect(res.statusCode).toBe(201);
+    expect(res.json()).toMatchObject({ title: 'Large API', slug: 'large-api' });
+    const id = res.json<{ id: number }>().id;
+    const stored = await readDefinition(t.app, w.key, id);
+    expect(stored.body).toBe(text);
+    const yaml = await readDefinition(t.app, w.key, id, { format: 'yaml' });
+    expect(yaml.statusCode).toBe(200);
+    expect(yaml.body.startsWith('openapi: 3.1.0\ninfo:\n  title: Large API\n')).toBe(true);
+    // The worker's refusal keeps its message and details across the thread boundary.
+    const broken = JSON.parse(text) as { paths: Record<string, unknown> };
+    broken.paths['/broken'] = { get: { responses: { '200': {} } } };
+    const refused = await upload(t.app, w.key, w.version.id, JSON.stringify(broken), {
+      as: 'application/json',
+    });
+    expect(refused.statusCode).toBe(400);
+    expect(expectErrorShape(refused)).toMatchObject({
+      message: expect.stringContaining('/paths/~1broken/get/responses/200'),
+      details: [
+        {
+          field: 'file#/paths/~1broken/get/responses/200',
+          message: expect.stringContaining("'description'"),
+        },
+      ],
+    });
+  });
+
+  it('renders a page above the worker threshold in a thread, exactly as the engine does in place', async () => {
+    const w = await createWorld(t.deps);
+    const one = featurePage();
+    const content = Array.from(
+      { length: Math.ceil((WORKER_RENDER_CHARS * 1.5) / one.length) },
+      () => one,
+    ).join('\n\n');
+    expect(content.length).toBeGreaterThan(WORKER_RENDER_CHARS);
+    const api = client(t.app, w.key);
+    const created = await api.post(`/documentation/${w.documentation.id}/page`, {
+      title: 'Long page',
+      content,
+    });
+    expect(created.statusCode).toBe(200);
+    const id = created.json<{ id: number }>().id;
+    for (const format of ['html', 'markdown', 'text'] as const) {
+      const res = await api.get(`/page/${id}?format=${format}`);
+      expect(res.statusCode, format).toBe(200);
+      expect(res.json<{ contentDraft: string }>().contentDraft, format).toBe(
+        renderContent(content, format, { pageTitles: new Map(), variables: {} }),
+      );
+    }
+    expect(t.deps.pages.renderStats().renders).toBe(3);
+  });
+
+  it('refuses an upload that needs more than the per-task memory bound with 400, and stays up', async () => {
+    const small = await buildTestApp({ env: { WORKER_MEMORY_MB: '32', WORKER_THREADS: '1' } });
+    try {
+      const w = await createWorld(small.deps);
+      const text = JSON.stringify(bigDefinition(7 * MiB, 'Huge API'), null, 2);
+      const res = await upload(small.app, w.key, w.version.id, text, { as: 'application/json' });
+      expect(res.statusCode).toBe(400);
+      expect(expectErrorShape(res).message).toBe(
+        'The definition could not be checked: it needed more than 32 MiB of memory.',
+      );
+      // A new thread takes the next task.
+      const ok = await upload(
+        small.app,
+        w.key,
+        w.version.id,
+        JSON.stringify(bigDefinition(8 * 1024, 'Small')),
+        {
+          as: 'application/json',
+        },
+      );
+      expect(ok.statusCode).toBe(201);
+    } finally {
+      await small.close();
+    }
+  });
+
+  it('refuses an upload that takes longer than the per-task time bound with 400', async () => {
+    const quick = await buildTestApp({ env: { WORKER_TASK_TIMEOUT: '100', WORKER_THREADS: '1' } });
+    try {
+      const w = await createWorld(quick.deps);
+      const text = JSON.stringify(bigDefinition(3 * MiB, 'Slow API'));
+      const res = await upload(quick.app, w.key, w.version.id, text, { as: 'application/json' });
+      expect(res.statusCode).toBe(400);
+      expect(expectErrorShape(res)).toMatchObject({
+        message: 'The definition could not be checked: it did not finish within 0.1 s.',
+        details: [{ field: 'file' }],
+      });
+    } finally {
+      await quick.close();
+    }
+  });
+});
