@@ -1,5 +1,7 @@
+import { isUtf8 } from 'node:buffer';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.ts';
+import { jsonDepthExceeds } from '../shared/nesting.ts';
 import type { Config } from '../config.ts';
 import {
   ForbiddenError,
@@ -83,15 +85,31 @@ export function registerPipeline(app: FastifyInstance, deps: PipelineDeps): void
   });
 
   const defaultJson = app.getDefaultJsonParser('error', 'error');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (typeof body === 'string' && body.trim() === '') {
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, raw, done) => {
+    const bytes = raw as Buffer;
+    // JSON is UTF-8 (RFC 8259); decoding anything else would store U+FFFD in place of what was sent.
+    if (!isUtf8(bytes)) {
+      done(new InvalidFieldError('body', 'is not valid UTF-8'), undefined);
+      return;
+    }
+    const body = bytes.toString('utf8');
+    if (body.trim() === '') {
       done(null, undefined);
       return;
     }
-    void defaultJson(request, body as string, (error, value) => {
+    // Before anything walks the value recursively (the NUL check, schema validation), and in a
+    // loop of its own: a 10 KB body nested 5,000 levels must cost nothing but this scan.
+    if (jsonDepthExceeds(body, MAX_JSON_DEPTH)) {
+      done(
+        new InvalidFieldError('body', `must not be nested more than ${MAX_JSON_DEPTH} levels deep`),
+        undefined,
+      );
+      return;
+    }
+    void defaultJson(request, body, (error, value) => {
       // Fastify refuses valid JSON that names __proto__ or constructor.prototype with the same error
       // as broken JSON; plain JSON.parse tells the two apart, on the error path only.
-      if (error && parsesAsJson(body as string)) {
+      if (error && parsesAsJson(body)) {
         done(
           new InvalidFieldError('body', "must not use the property names '__proto__' or 'constructor'"),
           undefined,
@@ -102,6 +120,9 @@ export function registerPipeline(app: FastifyInstance, deps: PipelineDeps): void
     });
   });
 }
+
+/** Deeper than any body an operation takes (the deepest, reader access, has three levels). */
+export const MAX_JSON_DEPTH = 32;
 
 /**
  * Failed attempts are counted per client address, and once too many have failed, further failures

@@ -6,6 +6,7 @@ import {
   type SchemaOptions,
 } from 'yaml';
 import { BadRequestError } from '../../errors.ts';
+import { jsonDepthExceeds, yamlDepthExceeds } from '../../shared/nesting.ts';
 
 export type DefinitionFormat = 'json' | 'yaml';
 
@@ -33,6 +34,15 @@ export const YAML_OPTIONS: ParseOptions & DocumentOptions & SchemaOptions = {
   prettyErrors: false,
 };
 
+/**
+ * Nesting a file may have as written, checked on the text before it is parsed: the YAML reader and
+ * the validators recurse once per level. The same bound applies once `$ref`s are expanded
+ * (definition.limits.ts).
+ */
+export const MAX_DEFINITION_DEPTH = 400;
+
+const tooDeep = () => fileProblem(`The file is nested too deeply: more than ${MAX_DEFINITION_DEPTH} levels.`);
+
 const BOM = '\uFEFF';
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
@@ -55,6 +65,8 @@ export function parseDefinition(bytes: Buffer): ParsedDefinition {
   // PostgreSQL text cannot hold NUL, and neither JSON nor YAML allows a raw one.
   if (text.includes('\0')) throw fileProblem('The file contains a NUL character.');
   const format = detectFormat(text);
+  const deep = format === 'json' ? jsonDepthExceeds : yamlDepthExceeds;
+  if (deep(text, MAX_DEFINITION_DEPTH)) throw tooDeep();
   return { text, format, value: format === 'json' ? parseJson(text) : parseYaml(text) };
 }
 
@@ -96,6 +108,8 @@ function parseYaml(text: string): unknown {
     value = doc.toJS({ maxAliasCount: MAX_YAML_ALIASES });
   } catch (error) {
     if (error instanceof BadRequestError) throw error;
+    // Whatever nesting the scan did not see (aliases to deep nodes) still ends in a clean answer.
+    if (error instanceof RangeError && /call stack/i.test(error.message)) throw tooDeep();
     // The alias bound (ReferenceError) and anything else the parser refuses is the file's problem.
     const message = error instanceof Error ? error.message : String(error);
     throw fileProblem(`Invalid YAML: ${message}`);
