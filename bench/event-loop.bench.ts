@@ -17,6 +17,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { bigDefinition, bigPage } from './fixtures/big-inputs.ts';
+import { waitFor } from './fixtures/wait.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const KEY = `qk_${'b'.repeat(40)}`;
@@ -85,19 +86,6 @@ async function observe(base: string, pid: number, job: () => Promise<Response>):
   clearInterval(sampler);
   peak = Math.max(peak, rssBytes(pid));
   return { ms, status: res.status, worstHealthMs: worst, probes, rssAboveIdleMb: (peak - idle) / MiB };
-}
-
-async function waitFor(url: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`${url} did not answer within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
 }
 
 async function main(): Promise<void> {

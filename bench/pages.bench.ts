@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import SQLite from 'better-sqlite3';
 import Fastify from 'fastify';
 import { seededDatabase } from './seed-pages.ts';
+import { waitFor } from './fixtures/wait.ts';
 
 interface Result {
   requests: { average: number; total: number };
@@ -75,19 +76,6 @@ function startChild(args: string[], env: Record<string, string>): ChildProcess {
       process.stderr.write(`child ${args.join(' ')} exited ${code ?? signal}\n`);
   });
   return child;
-}
-
-async function waitFor(url: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`${url} did not answer within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
 }
 
 /** Reads every page once in the format, so the measured run sees what a long-running server sees. */

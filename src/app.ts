@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import net from 'node:net';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -41,18 +42,30 @@ const DRAIN_SWEEP_MS = 100;
  * the error envelope like every other error. Written straight to the socket: no request exists.
  */
 function clientErrorResponse(error: Error & { code?: string }): string {
-  const [status, message] =
-    error.code === 'HPE_HEADER_OVERFLOW'
-      ? [431, 'Request headers are too large (at most 16 KiB, the request line included).']
-      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? [408, 'The request was not received in time.']
-        : [400, 'Malformed HTTP request.'];
+  if (error.code === 'HPE_HEADER_OVERFLOW') {
+    return rawErrorResponse(
+      431,
+      'Request headers are too large (at most 16 KiB, the request line included).',
+    );
+  }
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    return rawErrorResponse(408, 'The request was not received in time.');
+  }
+  return rawErrorResponse(400, 'Malformed HTTP request.');
+}
+
+const REASONS: Record<number, string> = {
+  400: 'Bad Request',
+  404: 'Not Found',
+  408: 'Request Timeout',
+  431: 'Request Header Fields Too Large',
+};
+
+/** A whole HTTP/1.1 error response in the envelope, for a socket no Fastify request owns. */
+function rawErrorResponse(status: number, message: string): string {
   const body = JSON.stringify({ error: { message, httpCode: status, code: status } });
-  const reason = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' }[
-    status
-  ];
   return [
-    `HTTP/1.1 ${status} ${reason}`,
+    `HTTP/1.1 ${status} ${REASONS[status] ?? 'Error'}`,
     'Content-Type: application/json; charset=utf-8',
     `Content-Length: ${Buffer.byteLength(body)}`,
     `X-Request-Id: ${randomUUID()}`,
@@ -101,6 +114,43 @@ async function drain(server: Server, graceMs: number): Promise<void> {
   }
 }
 
+/**
+ * What Node itself would answer with an empty body, or not at all, answered in the envelope: a
+ * CONNECT (Node drops the connection), an Expect other than 100-continue (an empty 417), and an
+ * HTTP/1.1 request without Host (an empty 400; checked here in an onRequest hook instead).
+ */
+function registerNodeLevelAnswers(app: FastifyInstance): void {
+  app.server.on('connect', (request: IncomingMessage, socket: Duplex) => {
+    socket.end(rawErrorResponse(404, `Route CONNECT ${request.url ?? ''} not found.`));
+  });
+  app.server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
+    const body = JSON.stringify({
+      error: {
+        message: `Expectation '${request.headers.expect ?? ''}' is not supported.`,
+        httpCode: 417,
+        code: 417,
+      },
+    });
+    response.writeHead(417, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(body),
+      'x-request-id': randomUUID(),
+      connection: 'close',
+    });
+    response.end(body);
+  });
+  // Read by Node on every request (not only at creation): the hook below answers instead.
+  (app.server as Server & { requireHostHeader: boolean }).requireHostHeader = false;
+  app.addHook('onRequest', (request, reply, done) => {
+    if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
+      reply.header('connection', 'close').header('x-request-id', request.id);
+      sendError(reply, 400, 'An HTTP/1.1 request must have a Host header.');
+      return;
+    }
+    done();
+  });
+}
+
 export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     logger: options.logger ?? { level: deps.config.logLevel },
@@ -130,6 +180,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompilers());
+  registerNodeLevelAnswers(app);
   // Draining: every request that reaches us is answered, with Connection: close so that its client
   // goes, and /readyz says 503; after a grace the server stops listening and closes idle
   // connections. Close goes on once no connection is left.

@@ -96,6 +96,20 @@ describe('GET /audit', () => {
     expect(new Set(seen).size).toBe(7);
   });
 
+  it('answers 400 to a cursor it did not give, an id beyond the 32-bit range included', async () => {
+    const w = await worldWithLog(1);
+    for (const raw of ['before:2147483648', 'before:9999999999', 'after:1', 'before:', 'garbage']) {
+      const cursor = Buffer.from(raw, 'utf8').toString('base64url');
+      const res = await w.api.get(`/audit?cursor=${cursor}`);
+      expect(res.statusCode, raw).toBe(400);
+      expect(expectErrorShape(res).details, raw).toEqual([
+        { field: 'query.cursor', message: 'is not a cursor this API gave' },
+      ]);
+    }
+    const highest = Buffer.from('before:2147483647', 'utf8').toString('base64url');
+    expect((await w.api.get(`/audit?cursor=${highest}`)).statusCode).toBe(200);
+  });
+
   it('keeps entries at or before max_date, in every accepted date form', async () => {
     const w = await worldWithLog(3);
     // renames at 10:16, 10:17, 10:18; the world's entries at 10:15

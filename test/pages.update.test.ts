@@ -234,3 +234,29 @@ describe('PUT /page/{id}/publish', () => {
     expect((await client(t.app, foreign.key).put(`/page/${id}/publish`)).statusCode).toBe(404);
   });
 });
+
+describe('PUT /page/{id}/publish and PUT /reference/{id}/publish: no body', () => {
+  it('ignore the type of whatever is sent, an empty or malformed one included (decisions §4)', async () => {
+    const w = await world();
+    const id = await w.create('Typed');
+    for (const [type, payload] of [
+      ['', undefined],
+      [' ', undefined],
+      [';', undefined],
+      ['application', 'q'],
+      ['invalid type', 'zz'],
+      ['application/json, text/plain', undefined],
+      ['text/plain', 'anything'],
+    ] as const) {
+      const res = await w.api.put(`/page/${id}/publish`, undefined, {
+        headers: { 'content-type': type },
+        ...(payload !== undefined ? { payload } : {}),
+      });
+      expect(res.statusCode, JSON.stringify(type)).toBe(200);
+    }
+    // The path is validated as usual, whatever the type.
+    const bad = await w.api.put('/reference/-3/publish', undefined, { headers: { 'content-type': '' } });
+    expect(bad.statusCode).toBe(400);
+    expect(expectErrorShape(bad).message).toBe('Invalid request: path.id must be >= 1');
+  });
+});

@@ -64,13 +64,44 @@ export function pluginToText(plugin: Plugin, state: DarkdownState): string {
   }
 }
 
-/** Closes a block in text output: trailing spaces dropped, then one or two line breaks. */
-function endBlock(out: string, breaks: string): string {
-  let end = out.length;
-  while (end > 0 && (out[end - 1] === ' ' || out[end - 1] === '\t')) end -= 1;
-  const trimmed = end < out.length ? out.slice(0, end) : out;
-  if (trimmed === '' || trimmed.endsWith('\n\n')) return trimmed;
-  return trimmed + (trimmed.endsWith('\n') ? breaks.slice(1) : breaks);
+const isBlank = (c: string | undefined) => c === ' ' || c === '\t';
+
+/**
+ * Text output built from parts. Reading the end of a string grown with `+=` makes V8 flatten it, a
+ * copy of everything so far; closing every block that way made a page of many blocks quadratic (a
+ * 300,000-character page took seconds). Parts are joined once, at the end.
+ */
+class TextOut {
+  private readonly parts: string[] = [];
+
+  add(text: string): void {
+    if (text !== '') this.parts.push(text);
+  }
+
+  /** Closes a block: trailing spaces dropped, then one or two line breaks. */
+  endBlock(breaks: string): void {
+    const { parts } = this;
+    for (;;) {
+      const last = parts[parts.length - 1];
+      if (last === undefined) return;
+      let end = last.length;
+      while (end > 0 && isBlank(last[end - 1])) end -= 1;
+      if (end === last.length) break;
+      if (end > 0) {
+        parts[parts.length - 1] = last.slice(0, end);
+        break;
+      }
+      parts.pop();
+    }
+    const last = parts[parts.length - 1] ?? '';
+    const tail = last.length >= 2 ? last.slice(-2) : (parts[parts.length - 2] ?? '').slice(-1) + last;
+    if (tail.endsWith('\n\n')) return;
+    this.add(tail.endsWith('\n') ? breaks.slice(1) : breaks);
+  }
+
+  toString(): string {
+    return this.parts.join('');
+  }
 }
 
 /**
@@ -83,54 +114,54 @@ export function tokensToText(
   to: number,
   state: DarkdownState,
 ): string {
-  let out = '';
+  const out = new TextOut();
   for (let i = from; i < to; i += 1) {
     const token = tokens[i];
     if (token === undefined) continue;
     switch (token.type) {
       case 'inline':
-        out += inlineToText(token.children);
+        out.add(inlineToText(token.children));
         break;
       case 'paragraph_close':
-        out = endBlock(out, token.hidden ? '\n' : '\n\n');
+        out.endBlock(token.hidden ? '\n' : '\n\n');
         break;
       case 'heading_close':
       case 'bullet_list_close':
       case 'ordered_list_close':
       case 'blockquote_close':
       case 'table_close':
-        out = endBlock(out, '\n\n');
+        out.endBlock('\n\n');
         break;
       case 'list_item_close':
       case 'tr_close':
-        out = endBlock(out, '\n');
+        out.endBlock('\n');
         break;
       case 'th_close':
       case 'td_close':
-        out += '\t';
+        out.add('\t');
         break;
       case 'fence':
       case 'code_block':
-        out += trimTrailingNewlines(token.content);
-        out = endBlock(out, '\n\n');
+        out.add(trimTrailingNewlines(token.content));
+        out.endBlock('\n\n');
         break;
       case 'html_block':
-        out += htmlToText(token.content);
-        out = endBlock(out, '\n\n');
+        out.add(htmlToText(token.content));
+        out.endBlock('\n\n');
         break;
       case PLUGIN_TOKEN:
-        out += pluginToText(pluginMeta(token).plugin, state);
-        out = endBlock(out, '\n\n');
+        out.add(pluginToText(pluginMeta(token).plugin, state));
+        out.endBlock('\n\n');
         break;
       case PLUGIN_TEXT_TOKEN:
-        out += token.content;
-        out = endBlock(out, '\n\n');
+        out.add(token.content);
+        out.endBlock('\n\n');
         break;
       default:
         break;
     }
   }
-  return out.trim();
+  return out.toString().trim();
 }
 
 export function darkdownToText(source: string, state: DarkdownState): string {

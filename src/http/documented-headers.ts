@@ -21,6 +21,12 @@ const RETRY_AFTER = { 'Retry-After': integer('Seconds to wait before trying agai
 export function documentResponseHeaders(route: RouteOptions): void {
   const response = route.schema?.response as Record<string, Record<string, unknown>> | undefined;
   if (route.config?.operation === undefined || response === undefined) return;
+  // Any body over the limit is refused with 413 before the route runs, whether the operation reads
+  // its body or not.
+  const methods = [route.method].flat();
+  if (methods.some((m) => m === 'POST' || m === 'PUT' || m === 'PATCH') && response['413'] === undefined) {
+    response['413'] = errorResponse(413);
+  }
   // The router answers 414 to a path parameter longer than its limit, before any route runs.
   if (route.url.includes(':') && response['414'] === undefined) {
     response['414'] = errorResponse(414);

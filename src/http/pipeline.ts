@@ -34,6 +34,9 @@ export function registerPipeline(app: FastifyInstance, deps: PipelineDeps): void
     const config = request.routeOptions.config;
     const operation = config.operation;
     if (operation === undefined) return;
+    // An operation without a body ignores the type of whatever is sent (decisions §4), even an
+    // empty or malformed one, which Fastify would otherwise refuse with 415 before any handler.
+    if (config.body === undefined) delete request.headers['content-type'];
 
     if (request.headers.origin !== undefined && config.crossOrigin !== true) {
       throw new ForbiddenError(CROSS_ORIGIN_MESSAGE);

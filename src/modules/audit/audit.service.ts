@@ -69,7 +69,8 @@ const encodeCursor = (id: number): string => Buffer.from(`before:${id}`).toStrin
 
 function decodeCursor(cursor: string): number {
   const match = /^before:(\d{1,10})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  if (!match)
+  // Ids are 32-bit on PostgreSQL: a larger one was never given, and the database would refuse it.
+  if (!match || Number(match[1]) > 2_147_483_647)
     throw new BadRequestError('query.cursor is not a cursor this API gave.', [
       { field: 'query.cursor', message: 'is not a cursor this API gave' },
     ]);
