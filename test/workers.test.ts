@@ -70,7 +70,13 @@ describe('heavy work in worker threads', () => {
     const small = await buildTestApp({ env: { WORKER_MEMORY_MB: '32', WORKER_THREADS: '1' } });
     try {
       const w = await createWorld(small.deps);
-      const text = JSON.stringify(bigDefinition(7 * MiB, 'Huge API'), null, 2);
+      // 1.8 million small arrays: 7 MB of text, well over 32 MiB of heap once parsed.
+      const text = JSON.stringify({
+        openapi: '3.1.0',
+        info: { title: 'Huge API', version: '1' },
+        paths: {},
+        'x-data': Array.from({ length: 1_800_000 }, () => [0]),
+      });
       const res = await upload(small.app, w.key, w.version.id, text, { as: 'application/json' });
       expect(res.statusCode).toBe(400);
       expect(expectErrorShape(res).message).toBe(

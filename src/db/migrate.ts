@@ -1,5 +1,12 @@
-import { Migrator, sql, type Migration as KyselyMigration, type MigrationProvider } from 'kysely';
+import {
+  Migrator,
+  sql,
+  type Kysely,
+  type Migration as KyselyMigration,
+  type MigrationProvider,
+} from 'kysely';
 import type { DatabaseHandle } from './dialect.ts';
+import type { Database } from './schema.ts';
 import type { Migration } from './migrations/helpers.ts';
 import { initial } from './migrations/0001-initial.ts';
 import { pagesListingIndex } from './migrations/0002-pages-listing-index.ts';
@@ -9,9 +16,6 @@ import { changelogs } from './migrations/0003-changelogs.ts';
 const MIGRATIONS: readonly Migration[] = [initial, pagesListingIndex, changelogs];
 
 export async function migrateToLatest(handle: DatabaseHandle, schema?: string): Promise<string[]> {
-  if (handle.dialect === 'postgres' && schema !== undefined) {
-    await sql`create schema if not exists ${sql.id(schema)}`.execute(handle.db);
-  }
   const provider: MigrationProvider = {
     getMigrations: () =>
       Promise.resolve(
@@ -23,12 +27,28 @@ export async function migrateToLatest(handle: DatabaseHandle, schema?: string): 
         ),
       ),
   };
-  const migrator = new Migrator({
-    db: handle.db,
-    provider,
-    ...(schema !== undefined && handle.dialect === 'postgres' ? { migrationTableSchema: schema } : {}),
-  });
-  const { error, results } = await migrator.migrateToLatest();
+  const migrate = async (db: Kysely<Database>) => {
+    const migrator = new Migrator({
+      db,
+      provider,
+      ...(schema !== undefined && handle.dialect === 'postgres' ? { migrationTableSchema: schema } : {}),
+    });
+    return migrator.migrateToLatest();
+  };
+  // A migration may rightly take longer than any request: on PostgreSQL it runs on one connection
+  // with no statement timeout, which is restored (to the connection's default) afterwards.
+  const { error, results } =
+    handle.dialect === 'postgres'
+      ? await handle.db.connection().execute(async (db) => {
+          await sql`set statement_timeout = 0`.execute(db);
+          try {
+            if (schema !== undefined) await sql`create schema if not exists ${sql.id(schema)}`.execute(db);
+            return await migrate(db);
+          } finally {
+            await sql`reset statement_timeout`.execute(db);
+          }
+        })
+      : await migrate(handle.db);
   if (error) throw error instanceof Error ? error : new Error('Migration failed', { cause: error });
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
