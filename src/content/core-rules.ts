@@ -5,7 +5,7 @@ import { stateOf } from './render-state.ts';
 
 export type AssetMeta = { raw: string; asset: string };
 
-function resolveImages(children: Token[], assets: ReadonlyMap<string, string>): void {
+function resolveImages(state: StateCore, children: Token[], assets: ReadonlyMap<string, string>): void {
   for (const token of children) {
     if (token.type !== 'image') continue;
     const src = token.attrGet('src');
@@ -13,6 +13,8 @@ function resolveImages(children: Token[], assets: ReadonlyMap<string, string>): 
     const match = ASSET_URL.exec(src);
     const url = match && assets.get(match[1] ?? '');
     if (url === undefined || url === null) continue;
+    // A mapping to a URL markdown-it would refuse in the image itself leaves `asset:ID` unresolved.
+    if (!state.md.validateLink(state.md.normalizeLink(url))) continue;
     token.attrSet('src', url);
     const meta: AssetMeta = { raw: src, asset: url };
     token.meta = { ...token.meta, ...meta };
@@ -24,7 +26,7 @@ export function assetRule(state: StateCore): void {
   const { assets } = stateOf(state.env);
   if (assets.size === 0) return;
   for (const token of state.tokens) {
-    if (token.type === 'inline' && token.children !== null) resolveImages(token.children, assets);
+    if (token.type === 'inline' && token.children !== null) resolveImages(state, token.children, assets);
   }
 }
 

@@ -4,6 +4,7 @@ import { PLUGIN_TEXT_TOKEN, PLUGIN_TOKEN, pluginMeta } from './block-plugin-rule
 import { escapeHtml } from './escape.ts';
 import { pluginToHtml, type HtmlNesting } from './html-plugins.ts';
 import { INLINE_TOKEN, VARIABLE_TOKEN, type InlineMeta } from './inline-rules.ts';
+import { UNSAFE_LINK_TOKEN } from './link-safety.ts';
 import { darkdownParser } from './parser.ts';
 import { isInlineOnly, isPlainText } from './plain-text.ts';
 import { childState, envOf, rootState, stateOf, type DarkdownState } from './render-state.ts';
@@ -93,6 +94,7 @@ function createRenderer(): Renderer {
     return token ? inlineItemHtml(token.meta as InlineMeta) : '';
   };
   renderer.rules[VARIABLE_TOKEN] = (tokens, idx) => escapeHtml(tokens[idx]?.content ?? '');
+  renderer.rules[UNSAFE_LINK_TOKEN] = (tokens, idx) => escapeHtml(tokens[idx]?.content ?? '');
   renderer.rules[TASK_TOKEN] = (tokens, idx) =>
     `<input class="task-list-item-checkbox" type="checkbox" disabled${tokens[idx]?.meta?.checked === true ? ' checked' : ''}> `;
   return renderer;

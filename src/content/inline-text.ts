@@ -1,5 +1,6 @@
 import type { Token } from 'markdown-it';
 import { INLINE_TOKEN, VARIABLE_TOKEN, type InlineMeta } from './inline-rules.ts';
+import { UNSAFE_LINK_TOKEN } from './link-safety.ts';
 import { TASK_TOKEN } from './task-list-rule.ts';
 
 const NAMED_ENTITIES: Readonly<Record<string, string>> = {
@@ -119,6 +120,7 @@ export function inlineToText(children: readonly Token[] | null): string {
       case 'text':
       case 'code_inline':
       case VARIABLE_TOKEN:
+      case UNSAFE_LINK_TOKEN:
         out += token.content;
         break;
       case 'softbreak':

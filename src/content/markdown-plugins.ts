@@ -1,7 +1,7 @@
 import { codeFence, escapeHtml, escapeMarkdownText, markdownDestination, safeLinkTarget } from './escape.ts';
 import { codeLanguage, codeTitle, tableColumns, type CodeEntry, type Plugin } from './plugin-data.ts';
 import { videoPageUrl } from './video.ts';
-import { sanitizeHtmlOutput } from './sanitiser.ts';
+import { sanitizeHtmlForMarkdown } from './sanitiser.ts';
 
 /** How a plugin converts the Darkdown and plain strings it holds; supplied by the markdown renderer. */
 export interface MarkdownNesting {
@@ -13,6 +13,8 @@ export interface MarkdownNesting {
   plain(value: string): string;
   /** an image URL with `asset:ID` resolved */
   asset(url: string): string;
+  /** Markdown made safe as its readers read it */
+  safeBlock(markdown: string): string;
 }
 
 /** Images may also be data: URLs (HTML output allows them for img only). */
@@ -67,7 +69,11 @@ function tableMarkdown(plugin: Extract<Plugin, { kind: 'table' }>, n: MarkdownNe
   };
   const [head, ...body] = plugin.rows;
   const delimiter = `|${' --- |'.repeat(columns)}`;
-  return [row(head ?? []), delimiter, ...body.map(row)].join('\n');
+  const table = [row(head ?? []), delimiter, ...body.map(row)].join('\n');
+  // On one line, what was an HTML or code block in a cell is inline Markdown; and to a reader without
+  // tables, markup may run across cells. Either way `[` and `<` (but the `<br>` cells are joined with)
+  // may start markup again.
+  return /\[|<(?!br>)/.test(table) ? n.safeBlock(table) : table;
 }
 
 /** Portable Markdown of one block plugin (darkdown.md §4); unknown types give nothing. */
@@ -92,10 +98,13 @@ export function pluginToMarkdown(plugin: Plugin, n: MarkdownNesting): string {
     case 'custom-html':
       // Kept as an HTML block, sanitised like every HTML Quire returns (a Markdown reader may render
       // it as it stands). One block: a blank line would end it and let the rest be read as Markdown.
-      return sanitizeHtmlOutput(plugin.contents)
-        .split('\n')
-        .filter((line) => line.trim() !== '')
-        .join('\n');
+      // Text before the first tag is read as Markdown all the same, so links in it are made safe too.
+      return n.safeBlock(
+        sanitizeHtmlForMarkdown(plugin.contents)
+          .split('\n')
+          .filter((line) => line.trim() !== '')
+          .join('\n'),
+      );
     case 'video': {
       const url = videoPageUrl(plugin.provider, plugin.videoId);
       return url === null ? '' : `[Video](${markdownDestination(url)})`;

@@ -1,8 +1,9 @@
-import MarkdownItConstructor, { type MarkdownIt } from 'markdown-it';
+import MarkdownItConstructor, { type Env, type MarkdownIt, type Token } from 'markdown-it';
 import footnote from 'markdown-it-footnote';
 import { blockPluginRule } from './block-plugin-rule.ts';
 import { assetRule, headingIdRule } from './core-rules.ts';
 import { autoLinkRule, inlineTokenRule, variableRule } from './inline-rules.ts';
+import { guardLinks } from './link-safety.ts';
 import { taskListRule } from './task-list-rule.ts';
 
 /** The host and path after `www.`; sticky, so it reads at the position linkify-it gives. */
@@ -36,8 +37,25 @@ function mayLink(text: string): boolean {
   return false;
 }
 
-function createParser(): MarkdownIt {
-  const md = new MarkdownItConstructor({ html: true, linkify: true, typographer: false });
+const SOURCE_ORDER = 'darkdown_source_order';
+
+/**
+ * markdown-it-footnote moves footnote definitions to the end, and drops those never referred to and all
+ * but the last of a repeated label; a reader without footnotes reads every one where it stands. The
+ * token list before that (the rule replaces the list, so keeping it costs nothing) is the source's.
+ */
+function keepSourceOrder(state: { tokens: Token[]; env: Env }): void {
+  state.env[SOURCE_ORDER] = state.tokens;
+}
+
+/** Block tokens in source order, every footnote definition where it was written. */
+export function tokensInSourceOrder(tokens: Token[], env: Env): Token[] {
+  return (env[SOURCE_ORDER] as Token[] | undefined) ?? tokens;
+}
+
+/** GitHub-flavoured Markdown, and with `darkdown` the Darkdown constructs on top. */
+function createParser(darkdown: boolean, linkify = true): MarkdownIt {
+  const md = new MarkdownItConstructor({ html: true, linkify, typographer: false });
   // GFM autolinks: URLs with a scheme, emails and `www.` hosts, but not bare `example.com` (linkify-it's
   // fuzzy links), which GitHub does not link and which breaks CommonMark conformance.
   md.linkify.set({ fuzzyLink: false, fuzzyEmail: true });
@@ -52,6 +70,9 @@ function createParser(): MarkdownIt {
   const fullTest = md.linkify.test.bind(md.linkify);
   md.linkify.test = (text: string): boolean => mayLink(text) && fullTest(text);
   md.use(footnote);
+  md.core.ruler.before('footnote_tail', 'darkdown_source_order', keepSourceOrder);
+  guardLinks(md);
+  if (!darkdown) return md;
   md.block.ruler.before('fence', 'darkdown_plugin', blockPluginRule, {
     alt: ['paragraph', 'reference', 'blockquote', 'list'],
   });
@@ -65,12 +86,37 @@ function createParser(): MarkdownIt {
 }
 
 let parser: MarkdownIt | undefined;
+const gfm = new Map<boolean, MarkdownIt>();
+let commonMark: MarkdownIt | undefined;
 
 /**
  * The one markdown-it instance every render uses. Building it costs far more than a render, and it holds
  * no per-render state (that travels in `env`), so sharing it is safe.
  */
 export function darkdownParser(): MarkdownIt {
-  parser ??= createParser();
+  parser ??= createParser(true);
   return parser;
+}
+
+/**
+ * Markdown as a reader of Markdown output reads it, for checking that output: GFM without Darkdown, with
+ * or without bare URLs linked (linkify-it takes characters into a URL that are Markdown to a reader that
+ * does not link them, `https://x.test/"[a](…)"`).
+ */
+export function gfmParser(linkify: boolean): MarkdownIt {
+  let md = gfm.get(linkify);
+  if (md === undefined) {
+    md = createParser(false, linkify);
+    gfm.set(linkify, md);
+  }
+  return md;
+}
+
+/** Markdown as a reader without GFM reads it: tables and footnotes are paragraphs to it. */
+export function commonMarkParser(): MarkdownIt {
+  if (commonMark === undefined) {
+    commonMark = new MarkdownItConstructor('commonmark', { html: true });
+    guardLinks(commonMark);
+  }
+  return commonMark;
 }

@@ -12,6 +12,11 @@ export interface DarkdownState {
   readonly assets: ReadonlyMap<string, string>;
   readonly anchors: AnchorRegistry;
   readonly depth: number;
+  /**
+   * shared like the anchors: whether Markdown output must be read again as a reader reads it, and
+   * whether an edit made for safety could not be placed
+   */
+  readonly markdownCheck: { recheck: boolean; missed: boolean };
 }
 
 /** Plugins nest through JSON strings; past this depth a plugin is read as text rather than recursed into. */
@@ -25,7 +30,13 @@ export function rootState(
   ctx: RenderContext | undefined,
   assets: ReadonlyMap<string, string>,
 ): DarkdownState {
-  return { ctx: ctx ?? EMPTY_CONTEXT, assets, anchors: new AnchorRegistry(), depth: 0 };
+  return {
+    ctx: ctx ?? EMPTY_CONTEXT,
+    assets,
+    anchors: new AnchorRegistry(),
+    depth: 0,
+    markdownCheck: { recheck: false, missed: false },
+  };
 }
 
 export function childState(state: DarkdownState): DarkdownState {

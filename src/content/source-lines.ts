@@ -4,6 +4,13 @@ export interface Replacement {
   text: string;
   /** an image URL: only counts where a link destination starts (after `(` or `<`) */
   asUrl?: boolean;
+  /** only part of `raw` is replaced: `length` characters from `offset` (0 inserts `text` there) */
+  offset?: number;
+  length?: number;
+  /** the replacement runs on to the end of the next `until` (an element with what it encloses) */
+  until?: string;
+  /** made for safety: Markdown output is not safe if it cannot be made */
+  required?: boolean;
 }
 
 interface Edit {
@@ -13,6 +20,8 @@ interface Edit {
 }
 
 const BLANK_IN_CONTAINER = /^[ \t>]*$/;
+/** What may precede the text of a paragraph's continuation line: indentation and quote markers. */
+const LINE_PREFIX = /[ \t>]*/y;
 
 function isEscaped(source: string, pos: number): boolean {
   let backslashes = 0;
@@ -66,6 +75,99 @@ function codeSpans(source: string, from: number, to: number): Array<[number, num
   return spans;
 }
 
+/** The end of `rest` (lines of inline source after the first) matched at `pos`, across line prefixes. */
+function matchRestLines(text: string, pos: number, rest: readonly string[]): number {
+  let p = pos;
+  for (const line of rest) {
+    if (text.charCodeAt(p) === 0x0d) p += 1;
+    if (text.charCodeAt(p) === 0x0a) p += 1;
+    else if (text.charCodeAt(p - 1) !== 0x0d) return -1;
+    LINE_PREFIX.lastIndex = p;
+    LINE_PREFIX.test(text);
+    p = LINE_PREFIX.lastIndex;
+    const trimmed = line.replace(/^[ \t]+/, '');
+    if (!text.startsWith(trimmed, p)) return -1;
+    p += trimmed.length;
+  }
+  return p;
+}
+
+/** Inline source text searched for replacements: code spans and escapes are skipped. */
+class InlineSearch {
+  private spans: Array<[number, number]> | undefined;
+
+  constructor(private readonly text: string) {}
+
+  private inCode(pos: number): boolean {
+    this.spans ??= codeSpans(this.text, 0, this.text.length);
+    return this.spans.some(([s, e]) => pos >= s && pos < e);
+  }
+
+  private opensUrl(pos: number): boolean {
+    return /[(<]\s*$/.test(this.text.slice(Math.max(0, pos - 8), pos));
+  }
+
+  /** Where `raw` starts and ends at or after `from`; across line prefixes when it spans lines. */
+  find(raw: string, from: number, asUrl: boolean): [number, number] | null {
+    const { text } = this;
+    const lines = raw.includes('\n') ? raw.split('\n') : null;
+    const first = lines?.[0] ?? raw;
+    for (let at = text.indexOf(first, from); at >= 0; at = text.indexOf(first, at + 1)) {
+      if (isEscaped(text, at) || this.inCode(at) || (asUrl && !this.opensUrl(at))) continue;
+      const end =
+        lines === null ? at + first.length : matchRestLines(text, at + first.length, lines.slice(1));
+      if (end >= 0) return [at, end];
+    }
+    return null;
+  }
+}
+
+/**
+ * Finds replacements in order within a block's source text (or an inline token's content), skipping code
+ * spans and backslash escapes. Inline source spanning lines is found across the quote markers and
+ * indentation the block's lines start with. A replacement not found is skipped.
+ */
+function findEdits(
+  text: string,
+  replacements: readonly Replacement[],
+  base: number,
+): { edits: Edit[]; missed: boolean } {
+  const search = new InlineSearch(text);
+  const edits: Edit[] = [];
+  let missed = false;
+  let cursor = 0;
+  for (const r of replacements) {
+    const found = search.find(r.raw, cursor, r.asUrl === true);
+    if (found === null) {
+      missed ||= r.required === true;
+      continue;
+    }
+    let [start, end] = found;
+    if (r.until !== undefined) {
+      const close = search.find(r.until, end, false);
+      if (close !== null) end = close[1];
+    } else if (r.offset !== undefined) {
+      start += r.offset;
+      end = Math.min(end, start + (r.length ?? 0));
+    }
+    edits.push({ start: base + start, end: base + end, text: r.text });
+    // Past this occurrence even when only an insertion was made in it, so the next raw is not found here.
+    cursor = Math.max(end, found[0] + 1);
+  }
+  return { edits, missed };
+}
+
+/** Text with replacements made: an inline token's content as Markdown output will hold it. */
+export function spliceText(text: string, replacements: readonly Replacement[]): string {
+  let out = '';
+  let pos = 0;
+  for (const edit of findEdits(text, replacements, 0).edits) {
+    out += text.slice(pos, edit.start) + edit.text;
+    pos = edit.end;
+  }
+  return out + text.slice(pos);
+}
+
 /**
  * The source of a page as lines (split the way markdown-it splits them: CRLF, CR or LF) and the edits
  * to make to it. Edits are collected by line map and applied at once, leaving every other byte as it was.
@@ -102,58 +204,77 @@ export class SourceLines {
     return end;
   }
 
+  /** The text of lines [from, to), without the last line break. */
+  linesText([from, to]: readonly [number, number]): string {
+    return this.source.slice(this.lineStart(from), this.lineEnd(to - 1));
+  }
+
+  /** A line's text, without its line break. */
+  lineText(line: number): string {
+    return this.source.slice(this.lineStart(line), this.lineEnd(line));
+  }
+
   private isBlank(line: number): boolean {
     return BLANK_IN_CONTAINER.test(this.source.slice(this.lineStart(line), this.lineEnd(line)));
   }
 
   /**
-   * Replaces the lines of a block plugin. What precedes `$plugin[` on its first line (indentation, a list
-   * marker, `> `) is kept, and continuation lines are indented to match. Blank lines are added where a
-   * neighbour would otherwise run into the replacement (a bold title line would join the paragraph above).
+   * Replaces the lines of a block plugin (or of another block starting with `openedBy`). What precedes
+   * the opener on its first line (indentation, a list marker, `> `) is kept, and continuation lines are
+   * indented to match, but for the last `ownIndent` characters: the block's own indentation, which its
+   * continuation lines carry themselves. With `separate`, blank lines are added where a neighbour would otherwise run into
+   * the replacement (a bold title line would join the paragraph above). False if the opener is not there.
    */
-  replaceBlock(map: readonly [number, number], markdown: string): void {
+  replaceBlock(
+    map: readonly [number, number],
+    markdown: string,
+    openedBy = '$plugin[',
+    separate = true,
+    ownIndent = 0,
+  ): boolean {
     const [first, after] = map;
     const lineStart = this.lineStart(first);
-    const opener = this.source.indexOf('$plugin[', lineStart);
-    if (opener < 0 || opener > this.lineEnd(first)) return;
+    const opener = this.source.indexOf(openedBy, lineStart);
+    if (opener < 0 || opener > this.lineEnd(first)) return false;
     const prefix = this.source.slice(lineStart, opener);
     const end = this.lineEnd(after - 1);
     if (markdown === '') {
       this.edits.push({ start: opener, end, text: '' });
-      return;
+      return true;
     }
-    const indent = prefix.replace(/[^\t>]/g, ' ');
+    const indent = prefix.slice(0, prefix.length - ownIndent).replace(/[^\t>]/g, ' ');
     const blank = indent.trimEnd();
     const body = markdown
       .split('\n')
       .map((line, i) => (i === 0 ? line : line === '' ? blank : indent + line))
       .join(this.eol);
     const before =
-      first > 0 && !this.isBlank(first - 1) && BLANK_IN_CONTAINER.test(prefix) ? this.eol + prefix : '';
-    const trailing = after < this.lineCount && !this.isBlank(after) ? this.eol + blank : '';
+      separate && first > 0 && !this.isBlank(first - 1) && BLANK_IN_CONTAINER.test(prefix)
+        ? this.eol + prefix
+        : '';
+    const trailing = separate && after < this.lineCount && !this.isBlank(after) ? this.eol + blank : '';
     this.edits.push({ start: opener, end, text: before + body + trailing });
+    return true;
   }
 
-  /** Finds each replacement's text in order within the block's lines, skipping code spans and escapes. */
-  replaceInline(map: readonly [number, number], replacements: readonly Replacement[]): void {
+  /**
+   * Finds each replacement's text in order within the block's lines, skipping code spans and escapes.
+   * False when a required replacement was not found.
+   */
+  replaceInline(map: readonly [number, number], replacements: readonly Replacement[]): boolean {
     const from = this.lineStart(map[0]);
     const region = this.source.slice(from, this.lineStart(map[1]));
-    let spans: Array<[number, number]> | undefined;
-    const inCode = (pos: number): boolean => {
-      spans ??= codeSpans(region, 0, region.length);
-      return spans.some(([s, e]) => pos >= s && pos < e);
-    };
-    const opensUrl = (pos: number): boolean => /[(<]\s*$/.test(region.slice(Math.max(0, pos - 8), pos));
-    let cursor = 0;
-    for (const r of replacements) {
-      let at = region.indexOf(r.raw, cursor);
-      while (at >= 0 && (isEscaped(region, at) || inCode(at) || (r.asUrl === true && !opensUrl(at)))) {
-        at = region.indexOf(r.raw, at + 1);
-      }
-      if (at < 0) continue;
-      this.edits.push({ start: from + at, end: from + at + r.raw.length, text: r.text });
-      cursor = at + r.raw.length;
-    }
+    const { edits, missed } = findEdits(region, replacements, from);
+    this.edits.push(...edits);
+    return !missed;
+  }
+
+  /** Replaces `length` characters from a column of a line (0 inserts `text` there); false if out of it. */
+  replaceAt(line: number, column: number, length: number, text: string): boolean {
+    const start = this.lineStart(line) + column;
+    if (start + length > this.lineEnd(line)) return false;
+    this.edits.push({ start, end: start + length, text });
+    return true;
   }
 
   apply(): string {

@@ -213,7 +213,7 @@ describe('renderMarkdown: splicing keeps the source', () => {
 });
 
 describe('renderMarkdown: property', () => {
-  it('returns any source without Darkdown constructs byte for byte', () => {
+  it('returns any source without Darkdown constructs or HTML byte for byte', () => {
     const markdownish = fc
       .array(
         fc.oneof(
@@ -240,7 +240,9 @@ describe('renderMarkdown: property', () => {
         { maxLength: 60 },
       )
       .map((parts) => parts.join(''))
-      .filter((s) => !s.includes('$') && !s.includes('%') && !s.includes('asset:'));
+      .filter((s) => !s.includes('$') && !s.includes('%') && !s.includes('asset:'))
+      // HTML goes through the allowlist (test/markdown-xss.test.ts); a `<` before a letter, `/`, `!` or `?` may start it.
+      .filter((s) => !/<[A-Za-z/!?]/.test(s));
     fc.assert(
       fc.property(markdownish, (source) => {
         expect(renderMarkdown(source, { variables: { v: 'x' } })).toBe(source);
