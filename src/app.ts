@@ -9,7 +9,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from './config.ts';
 import type { Deps } from './deps.ts';
 import { documentResponseHeaders } from './http/documented-headers.ts';
-import { registerErrorHandling, sendError } from './http/error-handler.ts';
+import { errorBody, registerErrorHandling, sendError } from './http/error-handler.ts';
 import { registerPipeline, registerPreflight } from './http/pipeline.ts';
 import { allRoutes } from './modules/all/all.routes.ts';
 import { auditRoutes } from './modules/audit/audit.routes.ts';
@@ -63,7 +63,7 @@ const REASONS: Record<number, string> = {
 
 /** A whole HTTP/1.1 error response in the envelope, for a socket no Fastify request owns. */
 function rawErrorResponse(status: number, message: string): string {
-  const body = JSON.stringify({ error: { message, httpCode: status, code: status } });
+  const body = JSON.stringify(errorBody(status, message));
   return [
     `HTTP/1.1 ${status} ${REASONS[status] ?? 'Error'}`,
     'Content-Type: application/json; charset=utf-8',
@@ -117,20 +117,16 @@ async function drain(server: Server, graceMs: number): Promise<void> {
 /**
  * What Node itself would answer with an empty body, or not at all, answered in the envelope: a
  * CONNECT (Node drops the connection), an Expect other than 100-continue (an empty 417), and an
- * HTTP/1.1 request without Host (an empty 400; checked here in an onRequest hook instead).
+ * HTTP/1.1 request without Host (an empty 400; buildApp's first onRequest hook answers it).
  */
 function registerNodeLevelAnswers(app: FastifyInstance): void {
   app.server.on('connect', (request: IncomingMessage, socket: Duplex) => {
     socket.end(rawErrorResponse(404, `Route CONNECT ${request.url ?? ''} not found.`));
   });
   app.server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
-    const body = JSON.stringify({
-      error: {
-        message: `Expectation '${request.headers.expect ?? ''}' is not supported.`,
-        httpCode: 417,
-        code: 417,
-      },
-    });
+    const body = JSON.stringify(
+      errorBody(417, `Expectation '${request.headers.expect ?? ''}' is not supported.`),
+    );
     response.writeHead(417, {
       'content-type': 'application/json; charset=utf-8',
       'content-length': Buffer.byteLength(body),
@@ -139,16 +135,8 @@ function registerNodeLevelAnswers(app: FastifyInstance): void {
     });
     response.end(body);
   });
-  // Read by Node on every request (not only at creation): the hook below answers instead.
+  // Read by Node on every request (not only at creation): the first onRequest hook answers instead.
   (app.server as Server & { requireHostHeader: boolean }).requireHostHeader = false;
-  app.addHook('onRequest', (request, reply, done) => {
-    if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
-      reply.header('connection', 'close').header('x-request-id', request.id);
-      sendError(reply, 400, 'An HTTP/1.1 request must have a Host header.');
-      return;
-    }
-    done();
-  });
 }
 
 export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<FastifyInstance> {
@@ -192,6 +180,11 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   // Callback-style hooks: on the hot read path a promise per hook per request is measurable.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
+      reply.header('connection', 'close');
+      sendError(reply, 400, 'An HTTP/1.1 request must have a Host header.');
+      return;
+    }
     done();
   });
   app.addHook('onSend', (_request, reply, payload, done) => {

@@ -9,7 +9,12 @@ interface ValidationIssue {
   params?: Record<string, unknown>;
 }
 
-/** One writer of error bodies: `{"error":{"message","httpCode","code"[,"details"]}}`, code = status. */
+/** The error envelope: `{"error":{"message","httpCode","code"[,"details"]}}`, code = status. */
+export function errorBody(status: number, message: string, details?: FieldProblem[]) {
+  return { error: { message, httpCode: status, code: status, ...(details?.length ? { details } : {}) } };
+}
+
+/** One writer of error bodies for Fastify replies; raw sockets use errorBody (src/app.ts). */
 export function sendError(
   reply: FastifyReply,
   status: number,
@@ -19,7 +24,7 @@ export function sendError(
   return reply
     .code(status)
     .type('application/json; charset=utf-8')
-    .send({ error: { message, httpCode: status, code: status, ...(details?.length ? { details } : {}) } });
+    .send(errorBody(status, message, details));
 }
 
 const PART: Record<string, string> = {
