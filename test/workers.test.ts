@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { featurePage } from '../bench/fixtures/feature-page.ts';
-import { bigDefinition } from '../bench/fixtures/big-inputs.ts';
+import { bigDefinition, bigPage } from '../bench/fixtures/big-inputs.ts';
 import { renderContent } from '../src/content/index.ts';
 import { WORKER_RENDER_CHARS } from '../src/modules/pages/pages.renderer.ts';
 import { createWorld } from './helpers/factories.ts';
@@ -64,6 +64,84 @@ describe('heavy work in worker threads', () => {
       );
     }
     expect(t.deps.pages.renderStats().renders).toBe(3);
+  });
+
+  it('reads a large page in every format, by id and by slugs, as the engine renders it in place', async () => {
+    const w = await createWorld(t.deps);
+    const api = client(t.app, w.key);
+    const target = await api.post(`/documentation/${w.documentation.id}/page`, {
+      title: 'Installation — überall',
+      slug: 'installation',
+      content: 'Short.',
+    });
+    expect(target.statusCode).toBe(200);
+    // Non-ASCII text and [auto$] links to a page that exists: the thread reads the UTF-8 bytes,
+    // and the link titles it found come back for the lookup the render needs.
+    const block = `${featurePage()}\n\nGrüße, 東京, [auto$](/guides/installation).\n`;
+    const large = (n: number) =>
+      Array.from({ length: Math.ceil((WORKER_RENDER_CHARS * n) / block.length) }, () => block).join('\n');
+    const published = `${large(1.2)}\n\nPublished.`;
+    const draft = `${large(1.5)}\n\nDraft.`;
+    const created = await api.post(`/documentation/${w.documentation.id}/page`, {
+      title: 'Long page',
+      content: published,
+    });
+    const id = created.json<{ id: number }>().id;
+    expect((await api.put(`/page/${id}/publish`)).statusCode).toBe(200);
+    expect((await api.put(`/page/${id}`, { content: draft })).statusCode).toBe(200);
+
+    const ctx = {
+      pageTitles: new Map([['guides/installation', 'Installation — überall']]),
+      variables: {},
+    };
+    for (const format of ['darkdown', 'html', 'markdown', 'text'] as const) {
+      const expected = (source: string) =>
+        format === 'darkdown' ? source : renderContent(source, format, ctx);
+      const byId = await api.get(`/page/${id}?format=${format}`);
+      const bySlugs = await api.get(
+        `/page?version_slug=v1&documentation_slug=guides&page_slug=long-page&format=${format}`,
+      );
+      for (const res of [byId, bySlugs]) {
+        expect(res.statusCode, format).toBe(200);
+        expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+        expect(res.json(), format).toEqual({
+          id,
+          listed: true,
+          title: 'Long page',
+          created: expect.any(String),
+          updated: expect.any(String),
+          slug: 'long-page',
+          contentDraft: expected(draft),
+          contentPublished: expected(published),
+          path: 'v1/guides/long-page',
+        });
+      }
+      expect(byId.body, format).toBe(bySlugs.body);
+      // The link shows the title of the page it names, which only a lookup could give.
+      if (format !== 'darkdown')
+        expect(byId.json<{ contentDraft: string }>().contentDraft).toContain('Installation — überall');
+    }
+    // Rendered once per format and content: the second read (by slugs) came from the cache.
+    expect(t.deps.pages.renderStats().renders).toBe(3 * 2);
+  });
+
+  it('answers 503 when a large page cannot be rendered within the per-task time bound', async () => {
+    // The bound counts from the request for a thread; this one must also start: far beyond 0.1 s.
+    const quick = await buildTestApp({ env: { WORKER_TASK_TIMEOUT: '100', WORKER_THREADS: '1' } });
+    try {
+      const w = await createWorld(quick.deps);
+      const api = client(quick.app, w.key);
+      const content = bigPage(2_000_000);
+      const created = await api.post(`/documentation/${w.documentation.id}/page`, { title: 'Slow', content });
+      const res = await api.get(`/page/${created.json<{ id: number }>().id}?format=html`);
+      expect(res.statusCode).toBe(503);
+      expect(res.headers['retry-after']).toBe('5');
+      expect(expectErrorShape(res).message).toBe(
+        'The page could not be rendered: it did not finish within 0.1 s.',
+      );
+    } finally {
+      await quick.close();
+    }
   });
 
   it('refuses an upload that takes longer than the per-task time bound with 400', async () => {

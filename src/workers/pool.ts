@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
-import type { Task, TaskResult } from './tasks.ts';
+import type { Task, TaskResult, TaskResults } from './tasks.ts';
 
 export interface WorkerPoolOptions {
   /** threads at most (default: the cores there are, at least 1 and at most 4) */
@@ -55,14 +55,11 @@ export class WorkerPool {
     });
   }
 
-  async run<K extends Task['kind']>(
-    task: Extract<Task, { kind: K }>,
-  ): Promise<Extract<TaskResult, { kind: K }>> {
+  async run<K extends Task['kind']>(task: Extract<Task, { kind: K }>): Promise<TaskResults[K]> {
     try {
-      return (await this.piscina.run(task, { signal: AbortSignal.timeout(this.timeoutMs) })) as Extract<
-        TaskResult,
-        { kind: K }
-      >;
+      return (await this.piscina.run(task, {
+        signal: AbortSignal.timeout(this.timeoutMs),
+      })) as TaskResults[K];
     } catch (error) {
       throw this.failure(error);
     }

@@ -3,8 +3,10 @@
  * object out: a refusal of the caller's input comes back as a result, not as an error, so its
  * message and details survive the trip between threads.
  */
-import { renderContent, type ContentFormat, type RenderContext } from '../content/index.ts';
+import { move } from 'piscina';
+import { autoLinkTargets, renderContent, type ContentFormat, type RenderContext } from '../content/index.ts';
 import { AppError, type FieldProblem } from '../errors.ts';
+import { sourceDigest } from '../shared/serialised.ts';
 import { convertDefinition } from '../modules/references/definition.converter.ts';
 import type { DefinitionFormat } from '../modules/references/definition.parser.ts';
 import { checkDefinition } from '../modules/references/definition.check.ts';
@@ -12,21 +14,26 @@ import { checkDefinition } from '../modules/references/definition.check.ts';
 export type Task =
   | { kind: 'checkDefinition'; bytes: Uint8Array }
   | { kind: 'convertDefinition'; text: string; from: DefinitionFormat; to: DefinitionFormat }
-  | { kind: 'render'; source: string; format: Exclude<ContentFormat, 'darkdown'>; ctx: RenderContext }
+  /** a page's Darkdown, as text or as its UTF-8 bytes */
+  | { kind: 'inspect'; source: string | Uint8Array }
+  | { kind: 'render'; source: string | Uint8Array; format: ContentFormat; ctx: RenderContext }
   | { kind: 'warm' };
 
-export type TaskResult =
-  | {
-      kind: 'checkDefinition';
-      ok: true;
-      text: string;
-      format: DefinitionFormat;
-      title: string;
-    }
-  | { kind: 'checkDefinition'; ok: false; status: number; message: string; details?: FieldProblem[] }
-  | { kind: 'convertDefinition'; text: string }
-  | { kind: 'render'; output: string }
-  | { kind: 'warm' };
+export interface TaskResults {
+  checkDefinition:
+    | { kind: 'checkDefinition'; ok: true; text: string; format: DefinitionFormat; title: string }
+    | { kind: 'checkDefinition'; ok: false; status: number; message: string; details?: FieldProblem[] };
+  convertDefinition: { kind: 'convertDefinition'; text: string };
+  inspect: { kind: 'inspect'; digest: string; linkTargets: string[] };
+  /**
+   * The output as a JSON string literal, UTF-8 encoded. Its buffer moves to the main thread rather
+   * than being copied, which the pool does only for a result that is itself the moved value.
+   */
+  render: Uint8Array;
+  warm: { kind: 'warm' };
+}
+
+export type TaskResult = TaskResults[keyof TaskResults];
 
 /** A small definition that uses what large ones use: paths, parameters, schemas, a local $ref. */
 const WARM_DEFINITION = JSON.stringify({
@@ -48,6 +55,11 @@ const WARM_DEFINITION = JSON.stringify({
   components: { schemas: { Item: { type: 'object', properties: { id: { type: 'integer' } } } } },
 });
 
+const text = (source: string | Uint8Array): string =>
+  typeof source === 'string'
+    ? source
+    : Buffer.from(source.buffer, source.byteOffset, source.byteLength).toString('utf8');
+
 export default async function run(task: Task): Promise<TaskResult> {
   switch (task.kind) {
     case 'checkDefinition':
@@ -67,8 +79,18 @@ export default async function run(task: Task): Promise<TaskResult> {
       }
     case 'convertDefinition':
       return { kind: 'convertDefinition', text: convertDefinition(task.text, task.from, task.to) };
-    case 'render':
-      return { kind: 'render', output: renderContent(task.source, task.format, task.ctx) ?? '' };
+    case 'inspect': {
+      const source = text(task.source);
+      return { kind: 'inspect', digest: sourceDigest(source), linkTargets: autoLinkTargets(source) };
+    }
+    case 'render': {
+      const source = text(task.source);
+      const output = task.format === 'darkdown' ? source : renderContent(source, task.format, task.ctx);
+      // An encoder's array owns its buffer (Buffer.from may hand out a slice of a shared pool), so
+      // the buffer can move to the main thread as it is.
+      const json = new TextEncoder().encode(JSON.stringify(output ?? ''));
+      return move(json) as Uint8Array;
+    }
     case 'warm': {
       const { text } = await checkDefinition(Buffer.from(WARM_DEFINITION));
       convertDefinition(text, 'json', 'yaml');

@@ -5,7 +5,8 @@ interface CachedResponse {
   stamp: string;
   projectId: number;
   versionId: number;
-  body: string;
+  /** a string, or bytes when a large content was spliced in (pages.presenter.ts) */
+  body: string | Buffer;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { bool } from '../../db/executor.ts';
 import { formatApiDate } from '../../shared/dates.ts';
-import type { PageView } from './pages.repository.ts';
+import { JsonBytes, type Rendered } from '../../shared/serialised.ts';
+import type { PageView, Source } from './pages.repository.ts';
 
 export interface Page {
   id: number;
@@ -14,6 +15,21 @@ export interface Page {
   path: string;
 }
 
+/** What a page's answer says besides its contents, in the answer's order. */
+function pageHead(view: PageView<Source>) {
+  return {
+    id: view.id,
+    listed: bool(view.listed),
+    title: view.title,
+    created: formatApiDate(view.created),
+    updated: formatApiDate(view.updated),
+    slug: view.slug,
+  };
+}
+
+const pagePath = (view: PageView<Source>): string =>
+  `${view.version_slug}/${view.documentation_slug}/${view.slug}`;
+
 /** The contents are passed in the format asked for; the view's own are the stored Darkdown. */
 export function presentPage(
   view: PageView,
@@ -23,14 +39,38 @@ export function presentPage(
   },
 ): Page {
   return {
-    id: view.id,
-    listed: bool(view.listed),
-    title: view.title,
-    created: formatApiDate(view.created),
-    updated: formatApiDate(view.updated),
-    slug: view.slug,
+    ...pageHead(view),
     contentDraft: contents.draft,
     contentPublished: contents.published,
-    path: `${view.version_slug}/${view.documentation_slug}/${view.slug}`,
+    path: pagePath(view),
   };
+}
+
+/**
+ * A page's JSON answer: a string, or bytes when a content arrived as JSON bytes from a worker
+ * thread, spliced in without being parsed or copied into a string.
+ */
+export function serialisePage(
+  view: PageView<Source>,
+  contents: { draft: Rendered | null; published: Rendered | null },
+): string | Buffer {
+  const { draft, published } = contents;
+  if (!(draft instanceof JsonBytes) && !(published instanceof JsonBytes)) {
+    const page: Page = {
+      ...pageHead(view),
+      contentDraft: draft,
+      contentPublished: published,
+      path: pagePath(view),
+    };
+    return JSON.stringify(page);
+  }
+  const part = (content: Rendered | null): Uint8Array =>
+    content instanceof JsonBytes ? content.bytes : Buffer.from(JSON.stringify(content));
+  return Buffer.concat([
+    Buffer.from(`${JSON.stringify(pageHead(view)).slice(0, -1)},"contentDraft":`),
+    part(draft),
+    Buffer.from(',"contentPublished":'),
+    part(published),
+    Buffer.from(`,"path":${JSON.stringify(pagePath(view))}}`),
+  ]);
 }

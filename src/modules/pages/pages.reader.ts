@@ -6,9 +6,9 @@ import { BadRequestError, NotFoundError, type FieldProblem } from '../../errors.
 import type { DocumentationRow, DocumentationService } from '../documentation/documentation.service.ts';
 import type { VersionRow, VersionSelector, VersionsService } from '../versions/versions.service.ts';
 import type { PageResponseCache } from './page-responses.ts';
-import { presentPage, type Page } from './pages.presenter.ts';
+import { serialisePage } from './pages.presenter.ts';
 import type { PageRenderer } from './pages.renderer.ts';
-import type { PageQueries, PageView } from './pages.repository.ts';
+import type { PageQueries, PageView, Source } from './pages.repository.ts';
 import type { PageBySlugInput, PageFormat } from './pages.schemas.ts';
 
 const MAX_ID = 2147483647;
@@ -25,7 +25,7 @@ export class PageReader {
   ) {}
 
   /** The page as its serialised JSON answer, served from the response cache when still current. */
-  async getJson(ctx: UseCaseContext, id: number, format: PageFormat): Promise<string> {
+  async getJson(ctx: UseCaseContext, id: number, format: PageFormat): Promise<string | Buffer> {
     const projectId = ctx.scope.project.id;
     const key = `${id}:${format}`;
     // Inside a transaction the stamp is null: nothing is served from, or kept in, the cache.
@@ -35,10 +35,10 @@ export class PageReader {
       assertVersionInScope(ctx.scope, cached.versionId);
       return cached.body;
     }
-    const view = await this.queries.view(ctx.transaction, projectId, id);
+    const view = await this.queries.readView(ctx.transaction, projectId, id);
     if (!view) throw new NotFoundError(`Page ${id} not found.`);
     assertVersionInScope(ctx.scope, view.version_id);
-    const body = JSON.stringify(await this.present(view, format, ctx.transaction));
+    const body = await this.serialise(view, format, ctx.transaction);
     if (stamp !== null) this.responses.set(key, stamp, { projectId, versionId: view.version_id, body });
     return body;
   }
@@ -47,20 +47,29 @@ export class PageReader {
    * A page named by version, section and page slug. Where both the id and the slug of the version (or
    * of the section) are given, both must name the same one; otherwise the request is a 400.
    */
-  async getBySlugs(ctx: UseCaseContext, query: PageBySlugInput): Promise<Page> {
+  async getBySlugs(ctx: UseCaseContext, query: PageBySlugInput): Promise<string | Buffer> {
     const pageSlug = requireSlugQuery(query);
     const db = ctx.transaction ?? this.reader;
     const version = await this.version(db, ctx, query);
     const section = await this.section(db, ctx, version, query);
-    const view = await this.queries.viewBySlug(ctx.transaction, ctx.scope.project.id, section.id, pageSlug);
+    const view = await this.queries.readViewBySlug(
+      ctx.transaction,
+      ctx.scope.project.id,
+      section.id,
+      pageSlug,
+    );
     if (!view) {
       throw new NotFoundError(`Page '${pageSlug}' not found in documentation '${section.slug}'.`);
     }
-    return this.present(view, query.format ?? 'darkdown', ctx.transaction);
+    return this.serialise(view, query.format ?? 'darkdown', ctx.transaction);
   }
 
-  private async present(view: PageView, format: PageFormat, trx: Executor | undefined): Promise<Page> {
-    return presentPage(view, await this.renderer.contents(view, format, trx));
+  private async serialise(
+    view: PageView<Source>,
+    format: PageFormat,
+    trx: Executor | undefined,
+  ): Promise<string | Buffer> {
+    return serialisePage(view, await this.renderer.contents(view, format, trx));
   }
 
   private async version(db: Executor, ctx: UseCaseContext, query: PageBySlugInput): Promise<VersionRow> {

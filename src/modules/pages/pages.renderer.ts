@@ -1,9 +1,10 @@
-import { hash } from 'node:crypto';
+import { setImmediate } from 'node:timers/promises';
 import { autoLinkTargets, renderContent, type RenderContext } from '../../content/index.ts';
 import type { Executor } from '../../db/executor.ts';
 import { ServiceUnavailableError } from '../../errors.ts';
+import { JsonBytes, sourceDigest, type Rendered } from '../../shared/serialised.ts';
 import { TaskFailedError, type WorkerPool } from '../../workers/pool.ts';
-import type { PageQueries, PageView } from './pages.repository.ts';
+import type { PageQueries, PageView, Source } from './pages.repository.ts';
 import type { PageFormat } from './pages.schemas.ts';
 import { LruCache } from './render-cache.ts';
 
@@ -28,7 +29,26 @@ const MAX_PLAIN_CONTEXT = 256;
  * millisecond per 3 KB, so a smaller page costs the event loop less than the trip to a thread would.
  */
 export const WORKER_RENDER_CHARS = 64 * 1024;
-const digest = (text: string): string => hash('sha1', text, 'base64url');
+const isLarge = (source: Source | null): source is Source =>
+  source !== null && source.length >= WORKER_RENDER_CHARS;
+/** A source as text (small ones are decoded here; large ones go to a thread as they are). */
+const asText = (source: Source): string =>
+  typeof source === 'string'
+    ? source
+    : Buffer.from(source.buffer, source.byteOffset, source.byteLength).toString('utf8');
+const smallAsText = (source: Source | null): Source | null =>
+  source === null || isLarge(source) ? source : asText(source);
+
+export interface RenderedContents {
+  draft: Rendered | null;
+  published: Rendered | null;
+}
+
+/** What a render's cache key and link titles need from a source. */
+interface SourceFacts {
+  digest: string;
+  linkTargets: readonly string[];
+}
 
 /**
  * Page contents in the format asked for. Rendering is cached by what the output depends on, and on
@@ -38,7 +58,7 @@ const digest = (text: string): string => hash('sha1', text, 'base64url');
  * instance renamed it, while an unchanged page is never rendered twice.
  */
 export class PageRenderer {
-  private readonly cache: LruCache<string>;
+  private readonly cache: LruCache<Rendered>;
   private readonly variables = new LruCache<Readonly<Record<string, unknown>>>(256, 4_000_000, () => 1);
   private renders = 0;
 
@@ -63,70 +83,104 @@ export class PageRenderer {
     };
   }
 
-  /** `trx`: the transaction the read runs in, if any. */
-  async contents(
-    view: PageView,
-    format: PageFormat,
-    trx?: Executor,
-  ): Promise<{ draft: string | null; published: string | null }> {
-    const draft = view.content_draft;
-    const published = view.content_published;
-    if (format === 'darkdown' || (draft === null && published === null)) return { draft, published };
+  /**
+   * The page's contents in `format`; `trx`: the transaction the read runs in, if any. Sources of
+   * WORKER_RENDER_CHARS or more are inspected (digest, link targets), rendered and serialised in a
+   * worker thread, and come back as JSON bytes: none of that work, nor a copy of a large output as a
+   * string, lands on the event loop.
+   */
+  async contents(view: PageView<Source>, format: PageFormat, trx?: Executor): Promise<RenderedContents> {
+    const draft = smallAsText(view.content_draft);
+    const published = smallAsText(view.content_published);
+    if (isLarge(draft) || isLarge(published)) {
+      // The row was read in this turn of the event loop: let what waits run before more work.
+      await setImmediate();
+    }
+    if (format === 'darkdown') {
+      const [draftOut, publishedOut] = await Promise.all([this.asIs(draft), this.asIs(published)]);
+      return { draft: draftOut, published: publishedOut };
+    }
+    if (draft === null && published === null) return { draft, published };
 
-    const draftTargets = draft === null ? [] : autoLinkTargets(draft);
-    const publishedTargets = published === null ? [] : autoLinkTargets(published);
-    const pageTitles = await this.linkTitles(trx, view.version_id, [...draftTargets, ...publishedTargets]);
+    const [draftFacts, publishedFacts] = await Promise.all([this.inspect(draft), this.inspect(published)]);
+    const pageTitles = await this.linkTitles(trx, view.version_id, [
+      ...(draftFacts?.linkTargets ?? []),
+      ...(publishedFacts?.linkTargets ?? []),
+    ]);
     const ctx: RenderContext = { pageTitles, variables: this.parseVariables(view.variables) };
     const [draftOut, publishedOut] = await Promise.all([
-      draft === null ? null : this.render(draft, draftTargets, format, ctx, view.variables),
-      published === null ? null : this.render(published, publishedTargets, format, ctx, view.variables),
+      draft === null || draftFacts === null
+        ? null
+        : this.render(draft, draftFacts, format, ctx, view.variables),
+      published === null || publishedFacts === null
+        ? null
+        : this.render(published, publishedFacts, format, ctx, view.variables),
     ]);
     return { draft: draftOut, published: publishedOut };
   }
 
+  /** Darkdown is the stored text; a large one is serialised in a thread all the same. */
+  private async asIs(source: Source | null): Promise<Rendered | null> {
+    if (source === null) return null;
+    if (!isLarge(source)) return asText(source);
+    return this.inWorker(async () => {
+      const json = await this.workers.run({ kind: 'render', source, format: 'darkdown', ctx: {} });
+      return new JsonBytes(json);
+    });
+  }
+
+  /** What the cache key and the link titles need from a source: here, or in a thread when large. */
+  private async inspect(source: Source | null): Promise<SourceFacts | null> {
+    if (source === null) return null;
+    if (!isLarge(source)) {
+      const text = asText(source);
+      return { digest: sourceDigest(text), linkTargets: autoLinkTargets(text) };
+    }
+    return this.inWorker(() => this.workers.run({ kind: 'inspect', source }));
+  }
+
   /** Cached output, or a render: here for ordinary pages, in a worker thread for large ones. */
-  private render(
-    source: string,
-    targets: readonly string[],
-    format: PageFormat,
+  private async render(
+    source: Source,
+    facts: SourceFacts,
+    format: Exclude<PageFormat, 'darkdown'>,
     ctx: RenderContext,
     variablesText: string,
-  ): string | Promise<string> {
+  ): Promise<Rendered> {
     let context = '';
-    if (targets.length > 0 || variablesText !== '{}') {
-      const titles = [...targets].sort().map((key) => `${key}\u0000${ctx.pageTitles?.get(key) ?? '\u0003'}`);
+    if (facts.linkTargets.length > 0 || variablesText !== '{}') {
+      const titles = [...facts.linkTargets]
+        .sort()
+        .map((key) => `${key}\u0000${ctx.pageTitles?.get(key) ?? '\u0003'}`);
       context = `${titles.join('\u0001')}\u0002${variablesText}`;
       // A short context is its own key, which spares a second hash on most reads.
-      if (context.length > MAX_PLAIN_CONTEXT) context = digest(context);
+      if (context.length > MAX_PLAIN_CONTEXT) context = sourceDigest(context);
     }
-    const key = `${format}:${digest(source)}:${context}`;
+    const key = `${format}:${facts.digest}:${context}`;
     const cached = this.cache.get(key);
     if (cached !== undefined) return cached;
-    if (source.length >= WORKER_RENDER_CHARS && format !== 'darkdown') {
-      return this.renderInWorker(key, source, format, ctx);
+    let output: Rendered;
+    if (isLarge(source)) {
+      output = await this.inWorker(async () => {
+        const json = await this.workers.run({ kind: 'render', source, format, ctx });
+        return new JsonBytes(json);
+      });
+    } else {
+      output = renderContent(asText(source), format, ctx) ?? '';
     }
-    const output = renderContent(source, format, ctx) ?? '';
     this.renders++;
     this.cache.set(key, output);
     return output;
   }
 
-  private async renderInWorker(
-    key: string,
-    source: string,
-    format: Exclude<PageFormat, 'darkdown'>,
-    ctx: RenderContext,
-  ): Promise<string> {
-    let output: string;
+  /** A task whose thread ran out of time or memory, or died, is a 503: the page is fine. */
+  private async inWorker<T>(task: () => Promise<T>): Promise<T> {
     try {
-      ({ output } = await this.workers.run({ kind: 'render', source, format, ctx }));
+      return await task();
     } catch (error) {
       if (!(error instanceof TaskFailedError)) throw error;
       throw new ServiceUnavailableError(`The page could not be rendered: it ${error.message}.`, 5);
     }
-    this.renders++;
-    this.cache.set(key, output);
-    return output;
   }
 
   private async linkTitles(

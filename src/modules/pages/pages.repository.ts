@@ -7,16 +7,19 @@ import { mapUnique } from '../../db/unique.ts';
 
 export type PageRow = Selectable<PagesTable>;
 
-/** A page with what presenting and rendering it needs: the slugs of its path and its project's variables. */
-export interface PageView {
+/**
+ * A page with what presenting and rendering it needs: the slugs of its path and its project's
+ * variables. Reads for an answer take the contents as `Source` (see PageQueries.readView).
+ */
+export interface PageView<C extends Source = string> {
   id: number;
   documentation_id: number;
   version_id: number;
   title: string;
   slug: string;
   listed: number;
-  content_draft: string | null;
-  content_published: string | null;
+  content_draft: C | null;
+  content_published: C | null;
   created: string;
   updated: string;
   documentation_slug: string;
@@ -32,8 +35,14 @@ export interface LinkTitleRow {
   title: string;
 }
 
+/**
+ * A stored Darkdown text, or on SQLite its UTF-8 bytes as stored: copying them out costs a fraction
+ * of decoding them into a string, which for a large page is the event loop's longest step of a read.
+ */
+export type Source = string | Uint8Array;
+
 /** Live pages of live sections of live versions of one project; other projects' ids stay invisible. */
-const views = (db: Executor, projectId: number) =>
+const livePages = (db: Executor, projectId: number) =>
   db
     .selectFrom('pages as p')
     .innerJoin('documentation as d', 'd.id', 'p.documentation_id')
@@ -46,8 +55,6 @@ const views = (db: Executor, projectId: number) =>
       'p.title',
       'p.slug',
       'p.listed',
-      'p.content_draft',
-      'p.content_published',
       'p.created',
       'p.updated',
       'd.slug as documentation_slug',
@@ -58,6 +65,19 @@ const views = (db: Executor, projectId: number) =>
     .where('p.deleted_at', 'is', null)
     .where('d.deleted_at', 'is', null)
     .where('v.deleted_at', 'is', null);
+
+const views = (db: Executor, projectId: number) =>
+  livePages(db, projectId).select(['p.content_draft', 'p.content_published']);
+
+/** As views, the contents as bytes on SQLite (a cast to blob keeps the stored UTF-8 as it is). */
+const readViews = (db: Executor, projectId: number, sqlite: boolean) => {
+  const content = (column: 'p.content_draft' | 'p.content_published') =>
+    sqlite ? sql<Source | null>`cast(${sql.ref(column)} as blob)` : sql<Source | null>`${sql.ref(column)}`;
+  return livePages(db, projectId).select([
+    content('p.content_draft').as('content_draft'),
+    content('p.content_published').as('content_published'),
+  ]);
+};
 
 /** [auto$] link targets are looked up this many at a time. */
 const LINK_SLOTS = 4;
@@ -100,6 +120,11 @@ const linkTitles = (
 export class PageQueries {
   private readonly byId: PreparedRead<[projectId: number, id: number], PageView>;
   private readonly bySlug: PreparedRead<[projectId: number, documentationId: number, slug: string], PageView>;
+  private readonly readById: PreparedRead<[projectId: number, id: number], PageView<Source>>;
+  private readonly readBySlug: PreparedRead<
+    [projectId: number, documentationId: number, slug: string],
+    PageView<Source>
+  >;
   private readonly titles: PreparedRead<Array<string | number | null>, LinkTitleRow>;
 
   constructor(handle: DatabaseHandle) {
@@ -110,6 +135,14 @@ export class PageQueries {
       views(db, projectId).where('p.documentation_id', '=', documentationId).where('p.slug', '=', slug),
     );
     const sqlite = handle.dialect === 'sqlite';
+    this.readById = new PreparedRead(handle, 2, (db, projectId, id) =>
+      readViews(db, projectId, sqlite).where('p.id', '=', id),
+    );
+    this.readBySlug = new PreparedRead(handle, 3, (db, projectId, documentationId, slug) =>
+      readViews(db, projectId, sqlite)
+        .where('p.documentation_id', '=', documentationId)
+        .where('p.slug', '=', slug),
+    );
     this.titles = new PreparedRead(handle, LINK_SLOTS * 2 + 1, (db, versionId, ...slots) =>
       linkTitles(db, sqlite, versionId as number, slots as Array<string | null>),
     );
@@ -127,6 +160,21 @@ export class PageQueries {
     slug: string,
   ): Promise<PageView | undefined> {
     return this.bySlug.first(trx, projectId, documentationId, slug);
+  }
+
+  /** As view, for an answer: on SQLite the contents come as their UTF-8 bytes. */
+  readView(trx: Executor | undefined, projectId: number, id: number): Promise<PageView<Source> | undefined> {
+    return this.readById.first(trx, projectId, id);
+  }
+
+  /** As viewBySlug, for an answer: on SQLite the contents come as their UTF-8 bytes. */
+  readViewBySlug(
+    trx: Executor | undefined,
+    projectId: number,
+    documentationId: number,
+    slug: string,
+  ): Promise<PageView<Source> | undefined> {
+    return this.readBySlug.first(trx, projectId, documentationId, slug);
   }
 
   /** Titles of the pages named by `${documentationSlug}/${pageSlug}` keys in one version. */

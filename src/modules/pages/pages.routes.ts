@@ -71,7 +71,10 @@ export const pagesRoutes: FastifyPluginAsyncTypebox<{ pages: PagesService }> = a
         response: { 200: PageSchema, ...errorResponses(404) },
       },
     },
-    (request) => pages.getBySlugs(contextOf(request), request.query),
+    async (request, reply) => {
+      const body = await pages.getBySlugs(contextOf(request), request.query);
+      return reply.type('application/json; charset=utf-8').send(body as never);
+    },
   );
 
   app.get(
@@ -93,8 +96,8 @@ export const pagesRoutes: FastifyPluginAsyncTypebox<{ pages: PagesService }> = a
         request.params.id,
         request.query.format ?? 'darkdown',
       );
-      // Already serialised (and possibly cached as such): Fastify sends a string as it is, and the
-      // 200 schema still documents its shape.
+      // Already serialised (and possibly cached as such): Fastify sends a string or a buffer as it
+      // is, and the 200 schema still documents its shape.
       return reply.type('application/json; charset=utf-8').send(body as never);
     },
   );

@@ -61,11 +61,11 @@ export class PagesService {
   }
 
   /** `GET /page/{id}`: the serialised answer, so a cached one is sent as it is. */
-  getJson(ctx: UseCaseContext, id: number, format: PageFormat): Promise<string> {
+  getJson(ctx: UseCaseContext, id: number, format: PageFormat): Promise<string | Buffer> {
     return this.reader.getJson(ctx, id, format);
   }
 
-  getBySlugs(ctx: UseCaseContext, query: PageBySlugInput): Promise<Page> {
+  getBySlugs(ctx: UseCaseContext, query: PageBySlugInput): Promise<string | Buffer> {
     return this.reader.getBySlugs(ctx, query);
   }
 

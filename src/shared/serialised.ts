@@ -1,0 +1,19 @@
+import { hash } from 'node:crypto';
+
+/**
+ * A JSON value serialised elsewhere (a worker thread), kept as its UTF-8 bytes: an answer splices
+ * them in as they are, so a large rendered page never becomes a string on the event loop.
+ */
+export class JsonBytes {
+  constructor(readonly bytes: Uint8Array) {}
+
+  get length(): number {
+    return this.bytes.byteLength;
+  }
+}
+
+/** A text the engine renders, or its JSON bytes when a worker thread rendered it. */
+export type Rendered = string | JsonBytes;
+
+/** The digest render caches key a source by; the same function on every thread. */
+export const sourceDigest = (text: string): string => hash('sha1', text, 'base64url');
