@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { stringify as stringifyYaml } from 'yaml';
 import { featurePage } from '../bench/fixtures/feature-page.ts';
 import { bigDefinition, bigPage } from '../bench/fixtures/big-inputs.ts';
 import { renderContent } from '../src/content/index.ts';
@@ -141,6 +142,28 @@ describe('heavy work in worker threads', () => {
       );
     } finally {
       await quick.close();
+    }
+  });
+
+  it('refuses an upload whose check needs more than the per-task memory bound with 400, and goes on', async () => {
+    // A YAML document parses into many small nodes: its heap grows step by step until the thread's
+    // bound stops it (2 MiB of YAML needs several times 48 MiB), and a new thread takes its place.
+    const small = await buildTestApp({ env: { WORKER_MEMORY_MB: '48', WORKER_THREADS: '1' } });
+    try {
+      const w = await createWorld(small.deps);
+      const text = stringifyYaml(bigDefinition(2 * MiB, 'Heavy API'));
+      const res = await upload(small.app, w.key, w.version.id, text, { as: 'application/yaml' });
+      expect(res.statusCode).toBe(400);
+      expect(expectErrorShape(res)).toMatchObject({
+        message: 'The definition could not be checked: it needed more than 48 MiB of memory.',
+        details: [{ field: 'file' }],
+      });
+      const light = stringifyYaml(bigDefinition(20_000, 'Light API'));
+      const next = await upload(small.app, w.key, w.version.id, light, { as: 'application/yaml' });
+      expect(next.statusCode).toBe(201);
+      expect(next.json()).toMatchObject({ title: 'Light API' });
+    } finally {
+      await small.close();
     }
   });
 
