@@ -3,6 +3,7 @@ import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
+import { SchemaPostgresDialect } from './introspection.ts';
 import type { Database } from './schema.ts';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -161,7 +162,9 @@ function openPostgres(url: string, options: OpenOptions): DatabaseHandle {
   // with the error, and the pool discards the connection when it is released.
   pool.on('error', report);
   pool.on('connect', (client) => client.on('error', report));
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  // With a schema of its own, nothing of the database's other schemas is ever looked at.
+  const dialect = schema ? new SchemaPostgresDialect({ pool }, schema) : new PostgresDialect({ pool });
+  const db = new Kysely<Database>({ dialect });
   return {
     db,
     reader: db,
