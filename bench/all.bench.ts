@@ -17,7 +17,7 @@ import type { AddressInfo } from 'node:net';
 import { sql } from 'kysely';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
-import { migrateToLatest } from '../src/db/migrate.ts';
+import { upgradeDatabase } from '../src/upgrade.ts';
 import { createDeps } from '../src/deps.ts';
 import { seedAllProject } from './seed-all.ts';
 
@@ -54,7 +54,7 @@ async function main(): Promise<void> {
   });
   const deps = createDeps(config, schema !== undefined ? { schema } : {});
   try {
-    await migrateToLatest(deps.database, schema);
+    await upgradeDatabase(deps.database, schema);
     const seedStart = performance.now();
     const seeded = await seedAllProject(deps, {
       pages: PAGES,

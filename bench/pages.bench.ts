@@ -9,46 +9,24 @@
  * Goal: `GET /page/{id}?format=html` reaches at least a third of the fixed route's requests per
  * second, with p99 under 10 ms.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
-import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import SQLite from 'better-sqlite3';
 import Fastify from 'fastify';
 import { seededDatabase } from './seed-pages.ts';
+import {
+  arg,
+  autocannon,
+  startChild,
+  type CannonOptions,
+  type RequestSpec,
+  type Result,
+} from './fixtures/load.ts';
 import { waitFor } from './fixtures/wait.ts';
 
-interface Result {
-  requests: { average: number; total: number };
-  latency: { p50: number; p99: number; average: number };
-  non2xx: number;
-  errors: number;
-  timeouts: number;
-}
-interface RequestSpec {
-  method?: string;
-  path?: string;
-  headers?: Record<string, string>;
-}
-interface CannonOptions {
-  url: string;
-  connections: number;
-  duration: number;
-  headers?: Record<string, string>;
-  requests?: Array<{ setupRequest: (req: RequestSpec) => RequestSpec }>;
-}
-type Autocannon = (options: CannonOptions) => Promise<Result>;
-
-const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 const HERE = fileURLToPath(import.meta.url);
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const FIXED = { id: 1, title: 'Fixed', slug: 'fixed', listed: true, path: 'v1/guides/fixed' };
-
-const arg = (name: string, fallback: string): string => {
-  const i = process.argv.indexOf(`--${name}`);
-  return (i >= 0 ? process.argv[i + 1] : undefined) ?? fallback;
-};
 
 /**
  * The reference points: the cheapest useful Fastify route there is, and a bare better-sqlite3 point
@@ -63,19 +41,6 @@ async function fixedServer(port: number, databaseFile: string): Promise<void> {
   );
   app.get<{ Params: { id: string } }>('/bare/:id', (request) => read.get(Number(request.params.id)) ?? {});
   await app.listen({ host: '127.0.0.1', port });
-}
-
-function startChild(args: string[], env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  child.on('exit', (code, signal) => {
-    if (code !== null && code !== 0)
-      process.stderr.write(`child ${args.join(' ')} exited ${code ?? signal}\n`);
-  });
-  return child;
 }
 
 /** Reads every page once in the format, so the measured run sees what a long-running server sees. */

@@ -10,11 +10,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../src/config.ts';
-import { migrateToLatest } from '../src/db/migrate.ts';
+import { upgradeDatabase } from '../src/upgrade.ts';
 import { createDeps } from '../src/deps.ts';
 import type { Documentation } from '../src/modules/documentation/documentation.presenter.ts';
 import { CLI_ACTOR, wholeProject } from '../src/auth/actor.ts';
 import { slugify } from '../src/shared/slug.ts';
+import { random } from './fixtures/load.ts';
 
 export interface SeedResult {
   key: string;
@@ -43,17 +44,6 @@ const TOPICS = [
   'Caching',
   'Migrations',
 ];
-
-/** A small deterministic generator (mulberry32): the same seed gives the same pages. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function contentFor(rnd: () => number, links: readonly string[]): string {
   const pick = <T>(items: readonly T[]): T => items[Math.floor(rnd() * items.length)] as T;
@@ -120,7 +110,7 @@ export async function seedPages(databaseUrl: string, pageCount: number): Promise
     loadConfig({ DATABASE_URL: databaseUrl, QUIRE_BOOTSTRAP: 'false', LOG_LEVEL: 'silent' }),
   );
   try {
-    await migrateToLatest(deps.database);
+    await upgradeDatabase(deps.database);
     const cli = { actor: CLI_ACTOR, ipAddress: null };
     const project = await deps.projects.create(cli, { name: 'Bench', plan: 'enterprise' });
     const ctx = { ...cli, scope: wholeProject(project) };

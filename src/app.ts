@@ -18,6 +18,7 @@ import { pagesRoutes } from './modules/pages/pages.routes.ts';
 import { readerAccessRoutes } from './modules/reader-access/reader-access.routes.ts';
 import { referencesRoutes } from './modules/references/references.routes.ts';
 import { usersRoutes } from './modules/users/users.routes.ts';
+import { searchRoutes } from './modules/search/search.routes.ts';
 import { versionsRoutes } from './modules/versions/versions.routes.ts';
 
 export const JSON_BODY_LIMIT = 5 * 1024 * 1024;
@@ -230,6 +231,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
       await api.register(usersRoutes, { users: deps.users });
       await api.register(readerAccessRoutes, { readerAccess: deps.readerAccess });
       await api.register(allRoutes, { all: deps.all });
+      await api.register(searchRoutes, { search: deps.search });
       await api.register(auditRoutes, { audit: deps.auditLog });
       api.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
     },

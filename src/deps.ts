@@ -12,9 +12,14 @@ import { PagesService } from './modules/pages/pages.service.ts';
 import { ProjectsService } from './modules/projects/projects.service.ts';
 import { ReaderAccessService } from './modules/reader-access/reader-access.service.ts';
 import { ReferencesService } from './modules/references/references.service.ts';
+import { searchSubscriber } from './modules/search/search.events.ts';
+import { SearchIndexer } from './modules/search/search.indexer.ts';
+import { SearchRepository } from './modules/search/search.repository.ts';
+import { SearchService } from './modules/search/search.service.ts';
 import { UsersService } from './modules/users/users.service.ts';
 import { VersionsService } from './modules/versions/versions.service.ts';
-import { WorkerPool } from './workers/pool.ts';
+import { TaskFailedError, WorkerPool } from './workers/pool.ts';
+import { ServiceUnavailableError } from './errors.ts';
 import type { CounterStore } from './ratelimit/counter-store.ts';
 import { MemoryCounterStore } from './ratelimit/memory-store.ts';
 import { RedisCounterStore } from './ratelimit/redis-store.ts';
@@ -38,6 +43,9 @@ export interface Deps {
   readerAccess: ReaderAccessService;
   changelogs: ChangelogsService;
   all: AllService;
+  search: SearchService;
+  /** keeps the search index equal to what readers can see (a change subscriber; also the CLI's reindex) */
+  searchIndex: SearchIndexer;
   /** heavy work off the event loop: OpenAPI files, large renders */
   workers: WorkerPool;
   close(): Promise<void>;
@@ -82,6 +90,15 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     });
   const changes = new ChangeRecorder(clock);
   changes.subscribe(auditSubscriber);
+  const searchIndex = new SearchIndexer(database.dialect, async (text, format) => {
+    try {
+      return (await workers.run({ kind: 'referenceOperations', text, format })).operations;
+    } catch (error) {
+      if (!(error instanceof TaskFailedError)) throw error;
+      throw new ServiceUnavailableError(`The search index could not be updated: it ${error.message}.`, 5);
+    }
+  });
+  changes.subscribe(searchSubscriber(searchIndex));
   const versions = new VersionsService(db, reader, clock, changes);
   const documentation = new DocumentationService(db, reader, clock, changes, versions, database.dialect);
   const keys = new KeysService(db, clock, changes);
@@ -102,6 +119,10 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     readerAccess: new ReaderAccessService(db, reader, clock, changes),
     changelogs: new ChangelogsService(db, clock, changes),
     all: new AllService(reader, versions),
+    search: new SearchService(db, reader, new SearchRepository(database.dialect), searchIndex, versions, () =>
+      database.changeStamp(),
+    ),
+    searchIndex,
     workers,
     async close() {
       if (overrides.workers === undefined) await workers.close();

@@ -1,7 +1,7 @@
 import { buildApp } from './app.ts';
 import { bootstrapBanner, bootstrapIfEmpty } from './bootstrap.ts';
 import { ConfigError, loadConfig } from './config.ts';
-import { migrateToLatest } from './db/migrate.ts';
+import { upgradeDatabase } from './upgrade.ts';
 import { createDeps } from './deps.ts';
 
 /** loadConfig → createDeps → migrate → bootstrap → buildApp → listen; SIGTERM/SIGINT drain, then exit. */
@@ -17,7 +17,7 @@ export async function serve(env: Readonly<Record<string, string | undefined>> = 
     throw error;
   }
   const deps = createDeps(config, { workerMinThreads: 1 });
-  await migrateToLatest(deps.database);
+  await upgradeDatabase(deps.database);
   // A second for requests already on their way over idle keep-alive connections to be read.
   const app = await buildApp(deps, { drainGraceMs: 1_000 });
   const boot = await bootstrapIfEmpty(deps);

@@ -144,6 +144,7 @@ describe('health and description', () => {
         'GET /page/{id} readPage',
         'GET /reader-access listReaderAccess',
         'GET /reference/{id}/definition readReferenceDefinition',
+        'GET /search searchContent',
         'GET /users listUsers',
         'GET /version listVersions',
         'GET /version/{versionId}/documentation listDocumentation',

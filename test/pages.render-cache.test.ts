@@ -2,7 +2,7 @@ import type { Transaction } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import type { Database } from '../src/db/schema.ts';
 import { PageQueries } from '../src/modules/pages/pages.repository.ts';
-import { LruCache } from '../src/modules/pages/render-cache.ts';
+import { LruCache } from '../src/shared/lru-cache.ts';
 import { createDocumentation, createWorld } from './helpers/factories.ts';
 import { client, useTestApp } from './helpers/test-app.ts';
 

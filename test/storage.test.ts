@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { migrateToLatest } from '../src/db/migrate.ts';
+import { upgradeDatabase } from '../src/upgrade.ts';
 import { createProject, createVersion } from './helpers/factories.ts';
 import { dialectName, useTestApp } from './helpers/test-app.ts';
 
@@ -23,7 +23,7 @@ describe(`storage (${dialectName})`, () => {
         'versions',
       ]),
     );
-    expect(await migrateToLatest(t.deps.database, t.storage.schema)).toEqual([]);
+    expect(await upgradeDatabase(t.deps.database, t.storage.schema)).toEqual([]);
   });
 
   it('runs SQLite in WAL mode with foreign keys enforced', async () => {

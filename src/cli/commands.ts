@@ -135,5 +135,10 @@ export const COMMANDS: Record<string, Command> = {
     };
     return deps.users.create(await adminContext(deps, { projectId }), input);
   },
+  'search reindex': async (deps, args) => {
+    const { values } = parseOptions(args, { project: { type: 'string' } });
+    const projectId = values.project !== undefined ? positiveInt(values.project, '--project') : undefined;
+    return deps.search.reindex(projectId);
+  },
   ...contentsCommands,
 };

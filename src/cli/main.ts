@@ -1,5 +1,5 @@
 import { ConfigError, loadConfig } from '../config.ts';
-import { migrateToLatest } from '../db/migrate.ts';
+import { upgradeDatabase } from '../upgrade.ts';
 import { createDeps, type Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
 import { serve } from '../main.ts';
@@ -54,11 +54,11 @@ export async function runCli(argv: string[], io: CliIo, deps?: Deps): Promise<nu
     if (!deps) {
       // Every command migrates first, so a fresh database works without a separate step.
       own = createDeps(loadConfig(process.env), { counters: new MemoryCounterStore() });
-      applied = await migrateToLatest(own.database);
+      applied = await upgradeDatabase(own.database);
     }
     const active = deps ?? own!;
     if (group === 'migrate') {
-      if (deps) applied = await migrateToLatest(active.database);
+      if (deps) applied = await upgradeDatabase(active.database);
       io.stdout(`${JSON.stringify({ migrated: true, applied })}\n`);
       return 0;
     }

@@ -11,18 +11,36 @@ import type { Migration } from './migrations/helpers.ts';
 import { initial } from './migrations/0001-initial.ts';
 import { pagesListingIndex } from './migrations/0002-pages-listing-index.ts';
 import { changelogs } from './migrations/0003-changelogs.ts';
+import { search } from './migrations/0004-search.ts';
 
 /** Append-only: never edit a migration that has shipped; add the next one here. */
-const MIGRATIONS: readonly Migration[] = [initial, pagesListingIndex, changelogs];
+const MIGRATIONS: readonly Migration[] = [initial, pagesListingIndex, changelogs, search];
 
-export async function migrateToLatest(handle: DatabaseHandle, schema?: string): Promise<string[]> {
+/**
+ * Work a migration needs from code above the database layer (deriving the search index from stored
+ * pages needs the content engine), run right after that migration's own `up`, in its transaction.
+ * The composition (src/upgrade.ts) supplies them.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type DataSteps = Readonly<Record<string, (db: Kysely<any>) => Promise<unknown>>>;
+
+export async function migrateToLatest(
+  handle: DatabaseHandle,
+  schema: string | undefined,
+  steps: DataSteps,
+): Promise<string[]> {
   const provider: MigrationProvider = {
     getMigrations: () =>
       Promise.resolve(
         Object.fromEntries(
           MIGRATIONS.map((m): [string, KyselyMigration] => [
             m.name,
-            { up: (db) => m.up({ db, dialect: handle.dialect }) },
+            {
+              up: async (db) => {
+                await m.up({ db, dialect: handle.dialect });
+                await steps[m.name]?.(db);
+              },
+            },
           ]),
         ),
       ),

@@ -157,6 +157,27 @@ export interface ChangelogsTable {
   updated: string;
 }
 
+/** One searchable entry: an H2 section of a page readers can see, or an operation of a published reference. */
+export interface SearchEntriesTable {
+  id: Generated<number>;
+  project_id: number;
+  version_id: number;
+  documentation_id: number | null;
+  page_id: number | null;
+  reference_id: number | null;
+  section_type: 'doc' | 'ref';
+  version_slug: string;
+  /** the section's slug, or `ref` for a reference's operations */
+  section: string;
+  /** the page's slug, or the reference's */
+  page: string;
+  fragment: string;
+  title: string;
+  content: string;
+  /** the entry's place within its page or reference */
+  ordr: number;
+}
+
 export interface Database {
   projects: ProjectsTable;
   api_keys: ApiKeysTable;
@@ -170,4 +191,5 @@ export interface Database {
   reader_access: ReaderAccessTable;
   audit_log: AuditLogTable;
   changelogs: ChangelogsTable;
+  search_entries: SearchEntriesTable;
 }

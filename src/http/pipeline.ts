@@ -38,7 +38,14 @@ export function registerPipeline(app: FastifyInstance, deps: PipelineDeps): void
     // empty or malformed one, which Fastify would otherwise refuse with 415 before any handler.
     if (config.body === undefined) delete request.headers['content-type'];
 
-    if (request.headers.origin !== undefined && config.crossOrigin !== true) {
+    const origin = request.headers.origin;
+    if (config.crossOrigin === true) {
+      // Before the key is checked, so that a browser can read every answer, errors included.
+      if (origin !== undefined && !originAllowed(origin, deps.config)) {
+        throw new ForbiddenError(`Origin '${origin}' is not allowed.`);
+      }
+      applyCorsHeaders(reply, origin, deps.config);
+    } else if (origin !== undefined) {
       throw new ForbiddenError(CROSS_ORIGIN_MESSAGE);
     }
 
@@ -207,7 +214,7 @@ export function registerPreflight(
     const path = request.url.split('?')[0] ?? '';
     const origin = request.headers.origin;
     if (!crossOriginPaths.has(path)) throw new ForbiddenError(CROSS_ORIGIN_MESSAGE);
-    if (origin !== undefined && config.corsOrigins !== null && !config.corsOrigins.includes(origin)) {
+    if (origin !== undefined && !originAllowed(origin, config)) {
       throw new ForbiddenError(`Origin '${origin}' is not allowed.`);
     }
     applyCorsHeaders(reply, origin, config);
@@ -219,6 +226,9 @@ export function registerPreflight(
       .send();
   });
 }
+
+const originAllowed = (origin: string, config: Config): boolean =>
+  config.corsOrigins === null || config.corsOrigins.includes(origin);
 
 export function applyCorsHeaders(reply: FastifyReply, origin: string | undefined, config: Config): void {
   if (config.corsOrigins === null) reply.header('access-control-allow-origin', '*');

@@ -10,6 +10,8 @@ import { sourceDigest } from '../shared/serialised.ts';
 import { convertDefinition } from '../modules/references/definition.converter.ts';
 import type { DefinitionFormat } from '../modules/references/definition.parser.ts';
 import { checkDefinition } from '../modules/references/definition.check.ts';
+import type { IndexedOperation } from '../modules/search/reference-operations.ts';
+import { operationsInPlace } from '../modules/search/search.indexer.ts';
 
 export type Task =
   | { kind: 'checkDefinition'; bytes: Uint8Array }
@@ -17,6 +19,7 @@ export type Task =
   /** a page's Darkdown, as text or as its UTF-8 bytes */
   | { kind: 'inspect'; source: string | Uint8Array }
   | { kind: 'render'; source: string | Uint8Array; format: ContentFormat; ctx: RenderContext }
+  | { kind: 'referenceOperations'; text: string; format: DefinitionFormat }
   | { kind: 'warm' };
 
 export interface TaskResults {
@@ -30,6 +33,7 @@ export interface TaskResults {
    * than being copied, which the pool does only for a result that is itself the moved value.
    */
   render: Uint8Array;
+  referenceOperations: { kind: 'referenceOperations'; operations: IndexedOperation[] };
   warm: { kind: 'warm' };
 }
 
@@ -91,6 +95,11 @@ export default async function run(task: Task): Promise<TaskResult> {
       const json = new TextEncoder().encode(JSON.stringify(output ?? ''));
       return move(json) as Uint8Array;
     }
+    case 'referenceOperations':
+      return {
+        kind: 'referenceOperations',
+        operations: await operationsInPlace(task.text, task.format),
+      };
     case 'warm': {
       const { text } = await checkDefinition(Buffer.from(WARM_DEFINITION));
       convertDefinition(text, 'json', 'yaml');

@@ -7,7 +7,7 @@ import { afterEach, beforeEach } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import { ManualClock } from '../../src/clock.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
-import { migrateToLatest } from '../../src/db/migrate.ts';
+import { upgradeDatabase } from '../../src/upgrade.ts';
 import { createDeps, type Deps } from '../../src/deps.ts';
 import { WorkerPool } from '../../src/workers/pool.ts';
 
@@ -85,7 +85,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     redisPrefix: storage.redisPrefix,
     ...(storage.schema ? { schema: storage.schema } : {}),
   });
-  await migrateToLatest(deps.database, storage.schema);
+  await upgradeDatabase(deps.database, storage.schema);
   const app = await buildApp(deps, { logger: false });
   return {
     app,

@@ -1,4 +1,4 @@
-import { LruCache } from './render-cache.ts';
+import { LruCache } from '../../shared/lru-cache.ts';
 
 interface CachedResponse {
   /** the database change stamp the body was made under */

@@ -6,7 +6,7 @@ import { JsonBytes, sourceDigest, type Rendered } from '../../shared/serialised.
 import { TaskFailedError, type WorkerPool } from '../../workers/pool.ts';
 import type { PageQueries, PageView, Source } from './pages.repository.ts';
 import type { PageFormat } from './pages.schemas.ts';
-import { LruCache } from './render-cache.ts';
+import { LruCache } from '../../shared/lru-cache.ts';
 
 export interface RenderCacheOptions {
   /** rendered contents kept (default 20,000) */

@@ -1,0 +1,277 @@
+/**
+ * Search under load: a project of 10,000 published pages of generated prose (5–20 H2 sections each),
+ * its index built from scratch (timed), then `GET /search` with a mix of one-, two- and three-word
+ * queries, prefixes and phrases over 50 connections, next to a plain Fastify route that returns a
+ * fixed JSON object in the same run. The Quire server and the plain server each run in a child
+ * process; autocannon runs here. Rate limits are scaled out of the way.
+ *
+ *   node --import tsx bench/search.bench.ts [--pages 10000] [--duration 10] [--connections 50]
+ *        [--rounds 1] [--data $TMPDIR/quire-bench-search] [--port 18500] [--fixed-port 18501]
+ *
+ * Before the load, each query is asked once, one at a time, and those first answers are timed: what
+ * the engine costs per query. The load run then sees a server that has answered every query once,
+ * as a long-running server has (answers are kept until the database changes).
+ *
+ * Goal (SQLite): p50 under 5 ms and p99 under 20 ms.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Fastify from 'fastify';
+import { CLI_ACTOR, wholeProject } from '../src/auth/actor.ts';
+import { loadConfig } from '../src/config.ts';
+import { upgradeDatabase } from '../src/upgrade.ts';
+import { createDeps } from '../src/deps.ts';
+import { slugify } from '../src/shared/slug.ts';
+import { arg, autocannon, random, startChild, type CannonOptions, type Result } from './fixtures/load.ts';
+import { waitFor } from './fixtures/wait.ts';
+
+const HERE = fileURLToPath(import.meta.url);
+const PAGES_PER_SECTION = 500;
+
+/** Words of documentation prose, the most frequent first; picked with a Zipf-like skew. */
+const VOCABULARY = (
+  'the to of and a in is for you that with on your can this be it are as by from or an api request ' +
+  'when will each if not all use page key version project set see its more one new which any must ' +
+  'response token section publish draft content deploy service client server cache index search query ' +
+  'header limit window field value schema error retry timeout webhook account member role permission ' +
+  'export import format render preview release migration database connection pool replica backup ' +
+  'restore snapshot cluster region latency throughput bandwidth storage bucket object upload download ' +
+  'stream event queue worker thread process memory disk network proxy gateway certificate domain ' +
+  'redirect session cookie login logout password secret credential signature payload endpoint route ' +
+  'parameter argument option default variable template theme layout sidebar navigation heading ' +
+  'paragraph table column row list item link image video diagram example tutorial guide reference ' +
+  'changelog feature deprecation compatibility upgrade install configure enable disable create update ' +
+  'delete archive rename move copy share invite approve reject review comment notify subscribe ' +
+  'billing invoice payment plan quota usage metric dashboard report alert incident status health ' +
+  'monitor trace log audit policy compliance encryption rotation expiry scope tenant organization ' +
+  'team workspace environment staging production sandbox local remote mirror sync merge branch commit ' +
+  'pipeline build artifact container image registry cluster node scheduler cron batch job task'
+).split(' ');
+
+function prose(rnd: () => number) {
+  // Rank r is drawn with weight about 1/r: frequent words are frequent, most are rare.
+  const word = () => VOCABULARY[Math.floor(Math.exp(rnd() * Math.log(VOCABULARY.length))) - 1] ?? 'api';
+  const sentence = () => {
+    const words = Array.from({ length: 8 + Math.floor(rnd() * 13) }, word);
+    const first = words[0] ?? 'the';
+    words[0] = first.charAt(0).toUpperCase() + first.slice(1);
+    return `${words.join(' ')}.`;
+  };
+  const paragraph = () => Array.from({ length: 2 + Math.floor(rnd() * 4) }, sentence).join(' ');
+  const heading = () => {
+    const text = Array.from({ length: 2 + Math.floor(rnd() * 3) }, word).join(' ');
+    return text.charAt(0).toUpperCase() + text.slice(1);
+  };
+  return { word, sentence, paragraph, heading };
+}
+
+function pageContent(rnd: () => number): string {
+  const { paragraph, heading } = prose(rnd);
+  const blocks = [paragraph()];
+  const sections = 5 + Math.floor(rnd() * 16);
+  for (let s = 0; s < sections; s++) {
+    blocks.push(`## ${heading()}`);
+    for (let p = 0; p < 1 + Math.floor(rnd() * 3); p++) blocks.push(paragraph());
+  }
+  return `${blocks.join('\n\n')}\n`;
+}
+
+/** What readers type: one to three words, a third of them still being typed, some phrases. */
+function queries(count: number): string[] {
+  const rnd = random(7);
+  const { word, sentence } = prose(rnd);
+  return Array.from({ length: count }, () => {
+    const kind = rnd();
+    if (kind < 0.1) {
+      const words = sentence().toLowerCase().replace('.', '').split(' ');
+      const at = Math.floor(rnd() * (words.length - 1));
+      return `"${words[at]} ${words[at + 1]}"`;
+    }
+    const words = Array.from({ length: kind < 0.5 ? 1 : kind < 0.8 ? 2 : 3 }, word);
+    const last = words[words.length - 1] ?? 'api';
+    if (rnd() < 0.33 && last.length > 4) words[words.length - 1] = last.slice(0, 3 + Math.floor(rnd() * 2));
+    return words.join(' ');
+  });
+}
+
+interface Seeded {
+  databaseUrl: string;
+  key: string;
+  pages: number;
+  entries: number;
+  indexMs: number;
+}
+
+async function seed(dir: string, pageCount: number): Promise<Seeded> {
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `search-${pageCount}.db`);
+  const meta = `${file}.json`;
+  if (fs.existsSync(meta)) return JSON.parse(fs.readFileSync(meta, 'utf8')) as Seeded;
+  for (const stale of [file, `${file}-wal`, `${file}-shm`]) fs.rmSync(stale, { force: true });
+  const databaseUrl = `sqlite:${file}`;
+  const deps = createDeps(
+    loadConfig({ DATABASE_URL: databaseUrl, QUIRE_BOOTSTRAP: 'false', LOG_LEVEL: 'silent' }),
+  );
+  try {
+    await upgradeDatabase(deps.database);
+    const cli = { actor: CLI_ACTOR, ipAddress: null };
+    const project = await deps.projects.create(cli, { name: 'Search bench', plan: 'enterprise' });
+    const ctx = { ...cli, scope: wholeProject(project) };
+    const version = await deps.versions.create(ctx, { name: 'v1', slug: 'v1', published: true });
+    const rnd = random(42);
+    const { heading } = prose(rnd);
+    const now = new Date().toISOString();
+    for (let start = 0; start < pageCount; start += PAGES_PER_SECTION) {
+      const section = await deps.documentation.create(ctx, version.id, {
+        title: `Section ${start / PAGES_PER_SECTION + 1}`,
+        published: true,
+      });
+      const count = Math.min(PAGES_PER_SECTION, pageCount - start);
+      for (let batch = 0; batch < count; batch += 100) {
+        const rows = Array.from({ length: Math.min(100, count - batch) }, (_, j) => {
+          const title = `${heading()} ${start + batch + j + 1}`;
+          return {
+            documentation_id: section.id,
+            category_id: null,
+            parent_page_id: null,
+            title,
+            slug: slugify(title),
+            listed: 1,
+            content_published: pageContent(rnd),
+            content_draft: null,
+            position: batch + j + 1,
+            deleted_at: null,
+            created: now,
+            updated: now,
+          };
+        });
+        await deps.database.db.insertInto('pages').values(rows).execute();
+      }
+    }
+    // The pages were written behind the indexer's back: building their index is the measured step.
+    const started = performance.now();
+    const { projects } = await deps.search.reindex(project.id);
+    const indexMs = Math.round(performance.now() - started);
+    const { key } = await deps.keys.create(ctx, { permissions: ['search.read'], versions: 'all' });
+    const seeded = { databaseUrl, key, pages: pageCount, entries: projects[0]?.entries ?? 0, indexMs };
+    fs.writeFileSync(meta, JSON.stringify(seeded));
+    return seeded;
+  } finally {
+    await deps.close();
+  }
+}
+
+async function main(): Promise<void> {
+  const pages = Number(arg('pages', '10000'));
+  const duration = Number(arg('duration', '10'));
+  const rounds = Math.max(1, Number(arg('rounds', '1')));
+  const connections = Number(arg('connections', '50'));
+  const quirePort = Number(arg('port', '18500'));
+  const fixedPort = Number(arg('fixed-port', '18501'));
+
+  const seeded = await seed(arg('data', path.join(os.tmpdir(), 'quire-bench-search')), pages);
+  process.stdout.write(
+    `data: ${seeded.pages} pages, ${seeded.entries} index entries (${seeded.databaseUrl}); ` +
+      `index built from scratch in ${seeded.indexMs} ms (measured when the data was made)\n`,
+  );
+  const children = [
+    startChild(['src/main.ts'], {
+      DATABASE_URL: seeded.databaseUrl,
+      HOST: '127.0.0.1',
+      PORT: String(quirePort),
+      RATE_LIMIT_SCALE: '1000000',
+      QUIRE_BOOTSTRAP: 'false',
+      LOG_LEVEL: 'warn',
+    }),
+    startChild([HERE, '--fixed-server', String(fixedPort)], {}),
+  ];
+  try {
+    const quire = `http://127.0.0.1:${quirePort}`;
+    const fixed = `http://127.0.0.1:${fixedPort}`;
+    await Promise.all([waitFor(`${quire}/readyz`), waitFor(`${fixed}/fixed`)]);
+    const list = queries(500);
+    // Each query once, one at a time, on a server that has answered none: what the engine costs
+    // before any answer is kept. The load run below then sees a server that has seen them all.
+    const matched: number[] = [];
+    const firstMs: number[] = [];
+    for (const query of list) {
+      const started = performance.now();
+      const res = await fetch(`${quire}/api/v1/search?query=${encodeURIComponent(query)}`, {
+        headers: { 'x-api-key': seeded.key },
+      });
+      if (res.status !== 200) throw new Error(`search for ${query} answered ${res.status}`);
+      matched.push(((await res.json()) as { nbHits: number }).nbHits);
+      firstMs.push(performance.now() - started);
+    }
+    const at = (values: number[], q: number) =>
+      [...values].sort((a, b) => a - b)[Math.floor(q * (values.length - 1))] ?? NaN;
+    process.stdout.write(
+      `queries: ${list.length} (e.g. ${list.slice(0, 6).join(' | ')}); matches per query: ` +
+        `median ${at(matched, 0.5)}, max ${at(matched, 1)}\n` +
+        `first answer to each query, one at a time: p50 ${at(firstMs, 0.5).toFixed(1)} ms, ` +
+        `p99 ${at(firstMs, 0.99).toFixed(1)} ms, max ${at(firstMs, 1).toFixed(1)} ms\n`,
+    );
+    const runs: Array<[string, CannonOptions]> = [
+      ['fixed JSON route (plain Fastify)', { url: `${fixed}/fixed`, connections, duration }],
+      [
+        'GET /search (mixed queries)',
+        {
+          url: quire,
+          connections,
+          duration,
+          headers: { 'x-api-key': seeded.key },
+          requests: [
+            {
+              setupRequest: (req) => ({
+                ...req,
+                path: `/api/v1/search?query=${encodeURIComponent(list[Math.floor(Math.random() * list.length)] ?? 'api')}`,
+              }),
+            },
+          ],
+        },
+      ],
+    ];
+    const results = runs.map(() => [] as Result[]);
+    for (let round = 0; round < rounds; round++) {
+      for (const [i, [, options]] of runs.entries()) {
+        await autocannon({ ...options, duration: 2 });
+        results[i]?.push(await autocannon(options));
+      }
+    }
+    const median = (i: number): Result => {
+      const sorted = [...(results[i] ?? [])].sort((a, b) => a.requests.average - b.requests.average);
+      const result = sorted[Math.floor(sorted.length / 2)];
+      if (!result) throw new Error('no result');
+      return result;
+    };
+    const baseline = median(0).requests.average;
+    process.stdout.write(
+      `\n${connections} connections, ${duration} s each, median of ${rounds} round(s)\n\n` +
+        '| run | req/s | vs fixed | p50 ms | p99 ms | non-2xx | errors |\n|---|---:|---:|---:|---:|---:|---:|\n',
+    );
+    for (const [i, [name]] of runs.entries()) {
+      const result = median(i);
+      process.stdout.write(
+        `| ${name} | ${Math.round(result.requests.average)} | ${(result.requests.average / baseline).toFixed(2)} | ` +
+          `${result.latency.p50} | ${result.latency.p99} | ${result.non2xx} | ${result.errors + result.timeouts} |\n`,
+      );
+    }
+    const search = median(1);
+    const met = search.latency.p50 < 5 && search.latency.p99 < 20;
+    process.stdout.write(
+      `\ngoal (p50 < 5 ms, p99 < 20 ms): ${met ? 'met' : 'NOT met'} (p50 ${search.latency.p50} ms, p99 ${search.latency.p99} ms)\n`,
+    );
+  } finally {
+    for (const child of children) child.kill('SIGTERM');
+  }
+}
+
+if (process.argv[2] === '--fixed-server') {
+  const app = Fastify({ logger: false });
+  app.get('/fixed', () => ({ hits: [], nbHits: 0, page: 0, nbPages: 0, hitsPerPage: 20, query: 'fixed' }));
+  await app.listen({ host: '127.0.0.1', port: Number(process.argv[3]) });
+} else {
+  await main();
+}

@@ -1,0 +1,47 @@
+import type { ChangeSubscriber } from '../../events/change-recorder.ts';
+import type { SearchIndexer } from './search.indexer.ts';
+
+/**
+ * The search index follows every change in the change's own transaction, so what a publish makes
+ * visible is found by the next request and what an unpublish hides is gone from it. The switch is
+ * exhaustive: a new kind of change does not compile until it says what it does to the index.
+ */
+export function searchSubscriber(indexer: SearchIndexer): ChangeSubscriber {
+  return async (trx, { event }) => {
+    switch (event.type) {
+      case 'page.published':
+      case 'page.updated':
+        // An update changes the draft, but also the title and slug the published entries carry.
+        return indexer.page(trx, event.page.id);
+      case 'version.updated':
+        if (event.version.published !== event.before.published || event.version.slug !== event.before.slug) {
+          return indexer.version(trx, event.version.id);
+        }
+        return;
+      case 'reference.uploaded':
+        if (event.published) return indexer.reference(trx, event.reference.id);
+        return;
+      case 'reference.published':
+        return indexer.reference(trx, event.reference.id);
+      // Nothing readers can find changes: new pages are drafts, new sections and versions are empty,
+      // and the rest are not content.
+      case 'page.created':
+      case 'documentation.created':
+      case 'category.created':
+      case 'version.created':
+      case 'project.created':
+      case 'project.updated':
+      case 'api_key.created':
+      case 'api_key.revoked':
+      case 'user.created':
+      case 'reader_access.granted':
+      case 'reader_access.revoked':
+      case 'changelog.created':
+        return;
+      default: {
+        const unknown: never = event;
+        throw new Error(`No search rule for ${(unknown as { type: string }).type}`);
+      }
+    }
+  };
+}

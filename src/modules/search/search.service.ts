@@ -1,0 +1,131 @@
+import type { Kysely } from 'kysely';
+import type { UseCaseContext } from '../../auth/actor.ts';
+import type { Executor } from '../../db/executor.ts';
+import type { Database } from '../../db/schema.ts';
+import { NotFoundError } from '../../errors.ts';
+import { LruCache } from '../../shared/lru-cache.ts';
+import type { VersionsService } from '../versions/versions.service.ts';
+import type { SearchIndexer } from './search.indexer.ts';
+import { presentHit, type SearchHit } from './search.presenter.ts';
+import { matchesNothing, parseQuery } from './search.query.ts';
+import type { SearchFilter, SearchRepository } from './search.repository.ts';
+import type { SearchInput } from './search.schemas.ts';
+
+export interface SearchResult {
+  hits: SearchHit[];
+  nbHits: number;
+  page: number;
+  nbPages: number;
+  hitsPerPage: number;
+  query: string;
+  basepath: string | null;
+  host: string | null;
+}
+
+/**
+ * Search content: what readers of the project can see, in the versions the key may read. Answers
+ * are kept, serialised, while the database has not changed since they were made (the SQLite change
+ * stamp, which also sees commits by other connections to the file): readers repeat the same
+ * searches, and a repeated one then costs a map lookup. Where there is no cheap stamp (PostgreSQL)
+ * nothing is kept.
+ */
+export class SearchService {
+  private readonly answers = new LruCache<{ stamp: string; body: string }>(
+    5_000,
+    16 * 1024 * 1024,
+    (entry) => entry.body.length,
+  );
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly reader: Kysely<Database>,
+    private readonly repository: SearchRepository,
+    private readonly indexer: SearchIndexer,
+    private readonly versions: VersionsService,
+    private readonly changeStamp: () => string | null,
+  ) {}
+
+  /** The search's JSON answer, from the kept answers when nothing changed since it was made. */
+  async searchJson(ctx: UseCaseContext, input: SearchInput): Promise<string> {
+    const stamp = ctx.transaction === undefined ? this.changeStamp() : null;
+    if (stamp === null) return JSON.stringify(await this.search(ctx, input));
+    const key = JSON.stringify([
+      ctx.scope.project.id,
+      ctx.scope.versions === null ? null : [...ctx.scope.versions].sort((a, b) => a - b),
+      input.version_slug ?? null,
+      input.documentation_slug ?? null,
+      input.page ?? 0,
+      input.hits ?? 20,
+      input.query,
+    ]);
+    const kept = this.answers.get(key);
+    if (kept !== undefined && kept.stamp === stamp) return kept.body;
+    const body = JSON.stringify(await this.search(ctx, input));
+    // Kept only if nothing changed while it was being made.
+    if (this.changeStamp() === stamp) this.answers.set(key, { stamp, body });
+    return body;
+  }
+
+  /**
+   * Derives the index again from what is stored (`bin/quire search reindex`): one project, or every
+   * one; each project in a transaction of its own.
+   */
+  async reindex(projectId?: number): Promise<{ projects: Array<{ id: number; entries: number }> }> {
+    let query = this.db.selectFrom('projects').select('id').orderBy('id');
+    if (projectId !== undefined) query = query.where('id', '=', projectId);
+    const ids = (await query.execute()).map((row) => row.id);
+    if (projectId !== undefined && ids.length === 0)
+      throw new NotFoundError(`Project ${projectId} not found.`);
+    const projects: Array<{ id: number; entries: number }> = [];
+    for (const id of ids) {
+      const entries = await this.db.transaction().execute((trx) => this.indexer.project(trx, id));
+      projects.push({ id, entries });
+    }
+    return { projects };
+  }
+
+  async search(ctx: UseCaseContext, input: SearchInput): Promise<SearchResult> {
+    const db = ctx.transaction ?? this.reader;
+    const hitsPerPage = input.hits ?? 20;
+    const page = input.page ?? 0;
+    const filter = await this.filter(db, ctx, input);
+    const query = parseQuery(input.query);
+    const { total, entries } = matchesNothing(query)
+      ? { total: 0, entries: [] }
+      : await this.repository.search(db, query, filter, hitsPerPage, page * hitsPerPage);
+    return {
+      hits: entries.map(presentHit),
+      nbHits: total,
+      page,
+      nbPages: Math.ceil(total / hitsPerPage),
+      hitsPerPage,
+      query: input.query,
+      basepath: ctx.scope.project.basePath,
+      host: ctx.scope.project.host,
+    };
+  }
+
+  /** The versions (one, or those in the key's reach) and sections the search covers. */
+  private async filter(db: Executor, ctx: UseCaseContext, input: SearchInput): Promise<SearchFilter> {
+    let versionIds = ctx.scope.versions === null ? null : [...ctx.scope.versions];
+    if (input.version_slug !== undefined) {
+      const selector =
+        input.version_slug === 'latest' ? { latest: true as const } : { slug: input.version_slug };
+      versionIds = [(await this.versions.resolve(db, ctx.scope, selector)).id];
+    }
+    let documentationIds: number[] | null = null;
+    if (input.documentation_slug !== undefined) {
+      let sections = db
+        .selectFrom('documentation as d')
+        .innerJoin('versions as v', 'v.id', 'd.version_id')
+        .select('d.id')
+        .where('v.project_id', '=', ctx.scope.project.id)
+        .where('d.slug', '=', input.documentation_slug)
+        .where('d.deleted_at', 'is', null);
+      if (versionIds !== null)
+        sections = sections.where('v.id', 'in', versionIds.length > 0 ? versionIds : [0]);
+      documentationIds = (await sections.execute()).map((row) => row.id);
+    }
+    return { projectId: ctx.scope.project.id, versionIds, documentationIds };
+  }
+}
