@@ -90,9 +90,9 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     });
   const changes = new ChangeRecorder(clock);
   changes.subscribe(auditSubscriber);
-  const searchIndex = new SearchIndexer(database.dialect, async (text, format) => {
+  const searchIndex = new SearchIndexer(database.dialect, async (definition, format) => {
     try {
-      return (await workers.run({ kind: 'referenceOperations', text, format })).operations;
+      return (await workers.run({ kind: 'referenceOperations', definition, format })).operations;
     } catch (error) {
       if (!(error instanceof TaskFailedError)) throw error;
       throw new ServiceUnavailableError(`The search index could not be updated: it ${error.message}.`, 5);

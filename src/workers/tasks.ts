@@ -19,7 +19,7 @@ export type Task =
   /** a page's Darkdown, as text or as its UTF-8 bytes */
   | { kind: 'inspect'; source: string | Uint8Array }
   | { kind: 'render'; source: string | Uint8Array; format: ContentFormat; ctx: RenderContext }
-  | { kind: 'referenceOperations'; text: string; format: DefinitionFormat }
+  | { kind: 'referenceOperations'; definition: string | Uint8Array; format: DefinitionFormat }
   | { kind: 'warm' };
 
 export interface TaskResults {
@@ -98,7 +98,7 @@ export default async function run(task: Task): Promise<TaskResult> {
     case 'referenceOperations':
       return {
         kind: 'referenceOperations',
-        operations: await operationsInPlace(task.text, task.format),
+        operations: await operationsInPlace(task.definition, task.format),
       };
     case 'warm': {
       const { text } = await checkDefinition(Buffer.from(WARM_DEFINITION));

@@ -1,3 +1,4 @@
+import { setImmediate } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
 import { assertMay, assertVersionInScope, type Scope, type UseCaseContext } from '../../auth/actor.ts';
 import type { Permission } from '../../auth/permissions.ts';
@@ -28,6 +29,8 @@ export interface UploadInput {
 }
 
 /** The permission an upload needs depends on its `publish` flag, so the service checks it. */
+/** From this size on, an upload's text is written in a later turn of the event loop than it arrived in. */
+const YIELD_AFTER_CHARS = 64 * 1024;
 const uploadPermission = (publish: boolean): Permission => (publish ? 'reference.publish' : 'reference.edit');
 
 export class ReferencesService {
@@ -70,6 +73,9 @@ export class ReferencesService {
     }
     const parsed = await this.check(bytes);
     const { title } = parsed;
+    // Taking the checked text back from the thread and writing it are each long steps for a file of
+    // megabytes; other requests get a turn between the two.
+    if (parsed.text.length >= YIELD_AFTER_CHARS) await setImmediate();
 
     return inTransaction(this.db, ctx, async (tx) => {
       const trx = tx.transaction;

@@ -1,3 +1,4 @@
+import { setImmediate } from 'node:timers/promises';
 import { sql, type Insertable } from 'kysely';
 import { extractSections } from '../../content/sections.ts';
 import type { DialectName } from '../../db/dialect.ts';
@@ -13,10 +14,17 @@ type Scope = 'page_id' | 'reference_id' | 'version_id' | 'project_id';
  * How the operations of a stored definition are read. The server reads them in a worker thread
  * (a definition may be megabytes); the migration that builds the index reads them in place.
  */
-export type OperationsReader = (text: string, format: DefinitionFormat) => Promise<IndexedOperation[]>;
+export type OperationsReader = (
+  definition: string | Uint8Array,
+  format: DefinitionFormat,
+) => Promise<IndexedOperation[]>;
 
-export const operationsInPlace: OperationsReader = (text, format) => {
+export const operationsInPlace: OperationsReader = (definition, format) => {
   try {
+    const text =
+      typeof definition === 'string'
+        ? definition
+        : Buffer.from(definition.buffer, definition.byteOffset, definition.byteLength).toString('utf8');
     return Promise.resolve(referenceOperations(parseStoredDefinition(text, format)));
   } catch {
     // Stored definitions were valid when uploaded; one that no longer parses has nothing to index.
@@ -59,15 +67,21 @@ const visiblePages = (db: Executor) =>
 
 type VisiblePage = Awaited<ReturnType<ReturnType<typeof visiblePages>['execute']>>[number];
 
-/** Live, published references of published versions. */
-const visibleReferences = (db: Executor) =>
+/**
+ * Live, published references of published versions. On SQLite the definition comes as its stored
+ * UTF-8 bytes (a copy; decoding megabytes into a string would hold the event loop), for the thread
+ * that reads its operations.
+ */
+const visibleReferences = (db: Executor, sqlite: boolean) =>
   db
     .selectFrom('api_references as r')
     .innerJoin('versions as v', 'v.id', 'r.version_id')
     .select([
       'r.id',
       'r.slug',
-      'r.definition_published',
+      sqlite
+        ? sql<Uint8Array | null>`cast(r.definition_published as blob)`.as('definition')
+        : sql<string | null>`r.definition_published`.as('definition'),
       'r.format_published',
       'v.id as version_id',
       'v.slug as version_slug',
@@ -112,6 +126,19 @@ export function pageEntries(page: VisiblePage): Entry[] {
   }));
 }
 
+/** Pages are read this many at a time before the event loop gets a turn (a version may have thousands). */
+const PAGES_PER_TURN = 25;
+
+async function entriesOfPages(pages: readonly VisiblePage[]): Promise<Entry[]> {
+  const entries: Entry[] = [];
+  for (let i = 0; i < pages.length; i++) {
+    const page = pages[i];
+    if (page !== undefined) entries.push(...pageEntries(page));
+    if ((i + 1) % PAGES_PER_TURN === 0) await setImmediate();
+  }
+  return entries;
+}
+
 /**
  * Keeps the search index equal to what readers can see. Each method replaces the entries of one
  * scope (a page, a reference, a version, a project) inside the caller's transaction: entries of
@@ -127,40 +154,56 @@ export class SearchIndexer {
   async page(trx: Executor, pageId: number): Promise<void> {
     await this.remove(trx, 'page_id', pageId);
     const pages = await visiblePages(trx).where('p.id', '=', pageId).execute();
-    await this.insert(trx, 'page_id', pageId, pages.flatMap(pageEntries));
+    await this.insert(trx, await entriesOfPages(pages));
   }
 
   async reference(trx: Executor, referenceId: number): Promise<void> {
+    // The upload that got here wrote megabytes in this turn of the event loop: let others in first.
+    await setImmediate();
     await this.remove(trx, 'reference_id', referenceId);
-    const references = await visibleReferences(trx).where('r.id', '=', referenceId).execute();
-    await this.insert(trx, 'reference_id', referenceId, await this.referenceEntries(references));
+    const references = await visibleReferences(trx, this.dialect === 'sqlite')
+      .where('r.id', '=', referenceId)
+      .execute();
+    await this.insert(trx, await this.referenceEntries(references));
   }
 
   async version(trx: Executor, versionId: number): Promise<void> {
     await this.remove(trx, 'version_id', versionId);
     const pages = await visiblePages(trx).where('v.id', '=', versionId).execute();
-    const references = await visibleReferences(trx).where('v.id', '=', versionId).execute();
-    const entries = [...pages.flatMap(pageEntries), ...(await this.referenceEntries(references))];
-    await this.insert(trx, 'version_id', versionId, entries);
+    const references = await visibleReferences(trx, this.dialect === 'sqlite')
+      .where('v.id', '=', versionId)
+      .execute();
+    const entries = [...(await entriesOfPages(pages)), ...(await this.referenceEntries(references))];
+    await this.insert(trx, entries);
   }
 
   /** Every entry of a project, derived again (`bin/quire search reindex`). */
   async project(trx: Executor, projectId: number): Promise<number> {
     await this.remove(trx, 'project_id', projectId);
     const pages = await visiblePages(trx).where('v.project_id', '=', projectId).execute();
-    const references = await visibleReferences(trx).where('v.project_id', '=', projectId).execute();
-    const entries = [...pages.flatMap(pageEntries), ...(await this.referenceEntries(references))];
-    await this.insert(trx, 'project_id', projectId, entries);
+    const references = await visibleReferences(trx, this.dialect === 'sqlite')
+      .where('v.project_id', '=', projectId)
+      .execute();
+    const entries = [...(await entriesOfPages(pages)), ...(await this.referenceEntries(references))];
+    await this.insert(trx, entries);
     return entries.length;
   }
 
   private async referenceEntries(
-    references: Awaited<ReturnType<ReturnType<typeof visibleReferences>['execute']>>,
+    references: ReadonlyArray<{
+      id: number;
+      slug: string;
+      definition: string | Uint8Array | null;
+      format_published: DefinitionFormat | null;
+      version_id: number;
+      version_slug: string;
+      project_id: number;
+    }>,
   ): Promise<Entry[]> {
     const entries: Entry[] = [];
     for (const reference of references) {
-      if (reference.definition_published === null || reference.format_published === null) continue;
-      const operations = await this.operations(reference.definition_published, reference.format_published);
+      if (reference.definition === null || reference.format_published === null) continue;
+      const operations = await this.operations(reference.definition, reference.format_published);
       operations.forEach((operation, ordr) =>
         entries.push({
           project_id: reference.project_id,
@@ -182,27 +225,39 @@ export class SearchIndexer {
     return entries;
   }
 
+  /** On SQLite the FTS rows go first, batch by batch (removing one means reading its words again). */
   private async remove(trx: Executor, scope: Scope, id: number): Promise<void> {
     if (this.dialect === 'sqlite') {
-      await sql`delete from search_fts where rowid in (
-        select id from search_entries where ${sql.ref(scope)} = ${id})`.execute(trx);
+      const rows = await trx.selectFrom('search_entries').select('id').where(scope, '=', id).execute();
+      for (let start = 0; start < rows.length; start += BATCH) {
+        const ids = rows.slice(start, start + BATCH).map((row) => sql`${row.id}`);
+        await sql`delete from search_fts where rowid in (${sql.join(ids)})`.execute(trx);
+        if (start + BATCH < rows.length) await setImmediate();
+      }
     }
     await trx.deleteFrom('search_entries').where(scope, '=', id).execute();
   }
 
-  /** On SQLite the words go to the FTS table too, under the entries' ids. */
-  private async insert(trx: Executor, scope: Scope, id: number, entries: Entry[]): Promise<void> {
+  /**
+   * On SQLite the words go to the FTS table too, under the entries' ids, batch by batch; between
+   * batches the event loop answers other requests (a large reference or version has thousands of
+   * entries, and SQLite's writes are synchronous).
+   */
+  private async insert(trx: Executor, entries: Entry[]): Promise<void> {
     for (let start = 0; start < entries.length; start += BATCH) {
-      await trx
+      const ids = await trx
         .insertInto('search_entries')
         .values(entries.slice(start, start + BATCH))
+        .returning('id')
         .execute();
-    }
-    if (this.dialect === 'sqlite' && entries.length > 0) {
+      if (this.dialect !== 'sqlite' || ids.length === 0) continue;
+      const first = Math.min(...ids.map((row) => row.id));
+      const last = Math.max(...ids.map((row) => row.id));
       await sql`insert into search_fts (rowid, title, content, scope)
         select id, title, content,
           'p' || project_id || ' v' || version_id || ' ' || coalesce('d' || documentation_id, 'r')
-        from search_entries where ${sql.ref(scope)} = ${id}`.execute(trx);
+        from search_entries where id between ${first} and ${last}`.execute(trx);
+      if (start + BATCH < entries.length) await setImmediate();
     }
   }
 }
