@@ -7,8 +7,9 @@
  *
  *   node --import tsx bench/event-loop.bench.ts [--port 18490] [--rounds 3] [--data $TMPDIR/quire-bench-loop]
  *
- * Goals: `/healthz` worst latency under 50 ms during every job; the valid 5 MiB upload answers in under
- * 1.5 s and raises the server's RSS by less than 150 MB.
+ * Goals: `/healthz` worst latency under 50 ms during the valid and the invalid upload and the render;
+ * the valid 5 MiB upload answers in under 1.5 s and raises the server's RSS by less than 150 MB. The
+ * first row, with no job, shows the probe's floor on the machine at hand; read the others against it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
