@@ -54,7 +54,10 @@ async function startServer(
 describe('the server process', () => {
   it('prints the bootstrap key and a curl line, logs the request id, serves the API', async () => {
     const { port, output } = await startServer();
-    expect(output()).toContain(`curl -H 'X-Api-Key: ${KEY}' http://127.0.0.1:${port}/api/v1/version`);
+    // The banner follows the listening line through another writer: it may arrive a moment later.
+    await expect
+      .poll(output, { timeout: 5_000 })
+      .toContain(`curl -H 'X-Api-Key: ${KEY}' http://127.0.0.1:${port}/api/v1/version`);
     const res = await fetch(`http://127.0.0.1:${port}/api/v1/version`, {
       headers: { 'x-api-key': KEY, 'x-request-id': 'abc-123' },
     });
