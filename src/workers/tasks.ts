@@ -6,7 +6,7 @@
 import { move } from 'piscina';
 import { autoLinkTargets, renderContent, type ContentFormat, type RenderContext } from '../content/index.ts';
 import { AppError, type FieldProblem } from '../errors.ts';
-import { sourceDigest } from '../shared/serialised.ts';
+import { sourceDigest, utf8Text } from '../shared/serialised.ts';
 import { convertDefinition } from '../modules/references/definition.converter.ts';
 import type { DefinitionFormat } from '../modules/references/definition.parser.ts';
 import { checkDefinition } from '../modules/references/definition.check.ts';
@@ -59,11 +59,6 @@ const WARM_DEFINITION = JSON.stringify({
   components: { schemas: { Item: { type: 'object', properties: { id: { type: 'integer' } } } } },
 });
 
-const text = (source: string | Uint8Array): string =>
-  typeof source === 'string'
-    ? source
-    : Buffer.from(source.buffer, source.byteOffset, source.byteLength).toString('utf8');
-
 export default async function run(task: Task): Promise<TaskResult> {
   switch (task.kind) {
     case 'checkDefinition':
@@ -84,11 +79,11 @@ export default async function run(task: Task): Promise<TaskResult> {
     case 'convertDefinition':
       return { kind: 'convertDefinition', text: convertDefinition(task.text, task.from, task.to) };
     case 'inspect': {
-      const source = text(task.source);
+      const source = utf8Text(task.source);
       return { kind: 'inspect', digest: sourceDigest(source), linkTargets: autoLinkTargets(source) };
     }
     case 'render': {
-      const source = text(task.source);
+      const source = utf8Text(task.source);
       const output = task.format === 'darkdown' ? source : renderContent(source, task.format, task.ctx);
       // An encoder's array owns its buffer (Buffer.from may hand out a slice of a shared pool), so
       // the buffer can move to the main thread as it is.

@@ -2,7 +2,7 @@ import { setImmediate } from 'node:timers/promises';
 import { autoLinkTargets, renderContent, type RenderContext } from '../../content/index.ts';
 import type { Executor } from '../../db/executor.ts';
 import { ServiceUnavailableError } from '../../errors.ts';
-import { JsonBytes, sourceDigest, type Rendered } from '../../shared/serialised.ts';
+import { JsonBytes, parseVariables, sourceDigest, utf8Text, type Rendered } from '../../shared/serialised.ts';
 import { TaskFailedError, type WorkerPool } from '../../workers/pool.ts';
 import type { PageQueries, PageView, Source } from './pages.repository.ts';
 import type { PageFormat } from './pages.schemas.ts';
@@ -31,13 +31,9 @@ const MAX_PLAIN_CONTEXT = 256;
 export const WORKER_RENDER_CHARS = 64 * 1024;
 const isLarge = (source: Source | null): source is Source =>
   source !== null && source.length >= WORKER_RENDER_CHARS;
-/** A source as text (small ones are decoded here; large ones go to a thread as they are). */
-const asText = (source: Source): string =>
-  typeof source === 'string'
-    ? source
-    : Buffer.from(source.buffer, source.byteOffset, source.byteLength).toString('utf8');
+/** Small sources are decoded here; large ones go to a thread as they are. */
 const smallAsText = (source: Source | null): Source | null =>
-  source === null || isLarge(source) ? source : asText(source);
+  source === null || isLarge(source) ? source : utf8Text(source);
 
 export interface RenderedContents {
   draft: Rendered | null;
@@ -107,7 +103,7 @@ export class PageRenderer {
       ...(draftFacts?.linkTargets ?? []),
       ...(publishedFacts?.linkTargets ?? []),
     ]);
-    const ctx: RenderContext = { pageTitles, variables: this.parseVariables(view.variables) };
+    const ctx: RenderContext = { pageTitles, variables: this.variablesOf(view.variables) };
     const [draftOut, publishedOut] = await Promise.all([
       draft === null || draftFacts === null
         ? null
@@ -122,7 +118,7 @@ export class PageRenderer {
   /** Darkdown is the stored text; a large one is serialised in a thread all the same. */
   private async asIs(source: Source | null): Promise<Rendered | null> {
     if (source === null) return null;
-    if (!isLarge(source)) return asText(source);
+    if (!isLarge(source)) return utf8Text(source);
     return this.inWorker(async () => {
       const json = await this.workers.run({ kind: 'render', source, format: 'darkdown', ctx: {} });
       return new JsonBytes(json);
@@ -133,7 +129,7 @@ export class PageRenderer {
   private async inspect(source: Source | null): Promise<SourceFacts | null> {
     if (source === null) return null;
     if (!isLarge(source)) {
-      const text = asText(source);
+      const text = utf8Text(source);
       return { digest: sourceDigest(text), linkTargets: autoLinkTargets(text) };
     }
     return this.inWorker(() => this.workers.run({ kind: 'inspect', source }));
@@ -166,7 +162,7 @@ export class PageRenderer {
         return new JsonBytes(json);
       });
     } else {
-      output = renderContent(asText(source), format, ctx) ?? '';
+      output = renderContent(utf8Text(source), format, ctx) ?? '';
     }
     this.renders++;
     this.cache.set(key, output);
@@ -197,19 +193,10 @@ export class PageRenderer {
   }
 
   /** Variables are JSON text kept by the project; anything but an object means no variables. */
-  private parseVariables(text: string): Readonly<Record<string, unknown>> {
+  private variablesOf(text: string): Readonly<Record<string, unknown>> {
     const known = this.variables.get(text);
     if (known !== undefined) return known;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      parsed = {};
-    }
-    const value =
-      typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
-        ? (parsed as Record<string, unknown>)
-        : {};
+    const value = parseVariables(text);
     this.variables.set(text, value);
     return value;
   }

@@ -4,6 +4,7 @@ import { extractSections } from '../../content/sections.ts';
 import type { DialectName } from '../../db/dialect.ts';
 import type { Executor } from '../../db/executor.ts';
 import type { SearchEntriesTable } from '../../db/schema.ts';
+import { parseVariables, utf8Text } from '../../shared/serialised.ts';
 import { parseStoredDefinition, type DefinitionFormat } from '../references/definition.parser.ts';
 import { referenceOperations, type IndexedOperation } from './reference-operations.ts';
 
@@ -21,11 +22,7 @@ export type OperationsReader = (
 
 export const operationsInPlace: OperationsReader = (definition, format) => {
   try {
-    const text =
-      typeof definition === 'string'
-        ? definition
-        : Buffer.from(definition.buffer, definition.byteOffset, definition.byteLength).toString('utf8');
-    return Promise.resolve(referenceOperations(parseStoredDefinition(text, format)));
+    return Promise.resolve(referenceOperations(parseStoredDefinition(utf8Text(definition), format)));
   } catch {
     // Stored definitions were valid when uploaded; one that no longer parses has nothing to index.
     return Promise.resolve([]);
@@ -94,20 +91,11 @@ const visibleReferences = (db: Executor, sqlite: boolean) =>
     .where('r.definition_published', 'is not', null)
     .orderBy('r.id');
 
-function variablesOf(text: string): Record<string, unknown> {
-  try {
-    const parsed: unknown = JSON.parse(text);
-    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
-      ? (parsed as Record<string, unknown>)
-      : {};
-  } catch {
-    return {};
-  }
-}
-
 /** A page's entries: its title with the text before its first H2, then one per H2 section. */
 export function pageEntries(page: VisiblePage): Entry[] {
-  const sections = extractSections(page.content_published ?? '', { variables: variablesOf(page.variables) });
+  const sections = extractSections(page.content_published ?? '', {
+    variables: parseVariables(page.variables),
+  });
   if (sections[0]?.heading !== null) sections.unshift({ heading: null, anchor: null, text: '' });
   return sections.map((section, ordr) => ({
     project_id: page.project_id,

@@ -84,7 +84,7 @@ export class SearchService {
     return { projects };
   }
 
-  async search(ctx: UseCaseContext, input: SearchInput): Promise<SearchResult> {
+  private async search(ctx: UseCaseContext, input: SearchInput): Promise<SearchResult> {
     const db = ctx.transaction ?? this.reader;
     const hitsPerPage = input.hits ?? 20;
     const page = input.page ?? 0;
