@@ -14,6 +14,8 @@ import { registerPipeline, registerPreflight } from './http/pipeline.ts';
 import { allRoutes } from './modules/all/all.routes.ts';
 import { auditRoutes } from './modules/audit/audit.routes.ts';
 import { documentationRoutes } from './modules/documentation/documentation.routes.ts';
+import { exportRoutes } from './modules/export/export.routes.ts';
+import { importRoutes } from './modules/import/import.routes.ts';
 import { pagesRoutes } from './modules/pages/pages.routes.ts';
 import { readerAccessRoutes } from './modules/reader-access/reader-access.routes.ts';
 import { referencesRoutes } from './modules/references/references.routes.ts';
@@ -233,6 +235,8 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
       await api.register(allRoutes, { all: deps.all });
       await api.register(searchRoutes, { search: deps.search });
       await api.register(auditRoutes, { audit: deps.auditLog });
+      await api.register(exportRoutes, { exports: deps.exports });
+      await api.register(importRoutes, { imports: deps.imports });
       api.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
     },
     { prefix: '/api/v1' },

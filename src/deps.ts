@@ -7,6 +7,8 @@ import { AllService } from './modules/all/all.service.ts';
 import { auditSubscriber } from './modules/audit/audit.events.ts';
 import { AuditService } from './modules/audit/audit.service.ts';
 import { ChangelogsService } from './modules/changelogs/changelogs.service.ts';
+import { ExportService } from './modules/export/export.service.ts';
+import { ImportService } from './modules/import/import.service.ts';
 import { DocumentationService } from './modules/documentation/documentation.service.ts';
 import { PagesService } from './modules/pages/pages.service.ts';
 import { ProjectsService } from './modules/projects/projects.service.ts';
@@ -44,6 +46,8 @@ export interface Deps {
   changelogs: ChangelogsService;
   all: AllService;
   search: SearchService;
+  exports: ExportService;
+  imports: ImportService;
   /** keeps the search index equal to what readers can see (a change subscriber; also the CLI's reindex) */
   searchIndex: SearchIndexer;
   /** heavy work off the event loop: OpenAPI files, large renders */
@@ -102,6 +106,8 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
   const versions = new VersionsService(db, reader, clock, changes);
   const documentation = new DocumentationService(db, reader, clock, changes, versions, database.dialect);
   const keys = new KeysService(db, clock, changes);
+  const references = new ReferencesService(db, reader, clock, changes, versions, workers);
+  const pages = new PagesService(database, clock, changes, versions, documentation, workers);
   return {
     config,
     clock,
@@ -114,14 +120,16 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     users: new UsersService(db, reader, clock, changes),
     versions,
     documentation,
-    references: new ReferencesService(db, reader, clock, changes, versions, workers),
-    pages: new PagesService(database, clock, changes, versions, documentation, workers),
+    references,
+    pages,
     readerAccess: new ReaderAccessService(db, reader, clock, changes),
     changelogs: new ChangelogsService(db, clock, changes),
     all: new AllService(reader, versions),
     search: new SearchService(db, reader, new SearchRepository(database.dialect), searchIndex, versions, () =>
       database.changeStamp(),
     ),
+    exports: new ExportService(database, versions, clock),
+    imports: new ImportService(db, versions, documentation, pages, references),
     searchIndex,
     workers,
     async close() {

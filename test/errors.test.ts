@@ -140,6 +140,7 @@ describe('health and description', () => {
       [
         'GET /all listAll',
         'GET /audit readAudit',
+        'GET /export exportProject',
         'GET /page getPageBySlug',
         'GET /page/{id} readPage',
         'GET /reader-access listReaderAccess',
@@ -150,6 +151,7 @@ describe('health and description', () => {
         'GET /version/{versionId}/documentation listDocumentation',
         'PATCH /reader-access revokeReaderAccess',
         'POST /documentation/{id}/page createPage',
+        'POST /import importProject',
         'POST /reader-access grantReaderAccess',
         'POST /version/{versionId}/reference uploadReference',
         'PUT /page/{id} updatePage',

@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises';
 import { UsageError, parseOptions, positiveInt, required } from './args.ts';
 import { adminContext, type Command } from './command.ts';
+import { ProgressBar } from './progress.ts';
 
 /** `--content TEXT` or `--file PATH` (exactly one of them when `needed`); undefined when neither. */
 async function contentOption(
@@ -95,6 +96,25 @@ export const contentsCommands: Record<string, Command> = {
       publish: values.draft !== true,
       readFile: () => readFile(file),
     });
+  },
+  import: async (deps, args, io) => {
+    const { values, positionals } = parseOptions(
+      args,
+      { project: { type: 'string' }, draft: { type: 'boolean' } },
+      1,
+    );
+    const projectId = positiveInt(required(values.project, 'project'), '--project');
+    const file = positionals[0] ?? '';
+    const bytes = await readFile(file);
+    const bar = new ProgressBar(io.stderr, io.stderrIsTerminal, 'importing');
+    try {
+      return await deps.imports.import(await adminContext(deps, { projectId }), bytes, {
+        published: values.draft === true ? 'draft' : 'keep',
+        progress: (done, total) => bar.update(done, total),
+      });
+    } finally {
+      bar.end();
+    }
   },
   'changelog create': async (deps, args) => {
     const { values } = parseOptions(args, {

@@ -10,6 +10,8 @@ import { COMMANDS } from './commands.ts';
 export interface CliIo {
   stdout: (text: string) => void;
   stderr: (text: string) => void;
+  /** whether standard error is a terminal: progress bars are drawn only there */
+  stderrIsTerminal?: boolean;
 }
 
 const USAGE = `usage: quire <command>
@@ -26,7 +28,9 @@ const USAGE = `usage: quire <command>
   page update ID [--title TITLE] [--slug SLUG] [--content TEXT | --file PATH] [--message MSG]
   page publish ID
   reference upload --version ID FILE [--draft]
-  changelog create --project ID --title TITLE [--slug SLUG]`;
+  changelog create --project ID --title TITLE [--slug SLUG]
+  search reindex [--project ID]
+  import --project ID FILE.zip [--draft]`;
 
 /**
  * Runs one admin command over `deps` (or over deps built from the environment) and returns the exit
@@ -35,7 +39,10 @@ const USAGE = `usage: quire <command>
 export async function runCli(argv: string[], io: CliIo, deps?: Deps): Promise<number> {
   const [group, action, ...rest] = argv;
   const name = `${group ?? ''} ${action ?? ''}`;
-  const command = COMMANDS[name];
+  // Two-word commands (`page create`), then one-word ones (`import`), whose arguments start at once.
+  const single = COMMANDS[name] === undefined && group !== undefined ? COMMANDS[group] : undefined;
+  const command = single ?? COMMANDS[name];
+  const args = single !== undefined ? argv.slice(1) : action === undefined ? [] : rest;
   if (group === 'help' || group === '--help') {
     io.stdout(`${JSON.stringify({ usage: USAGE.split('\n').map((line) => line.trim()) })}\n`);
     return 0;
@@ -62,7 +69,10 @@ export async function runCli(argv: string[], io: CliIo, deps?: Deps): Promise<nu
       io.stdout(`${JSON.stringify({ migrated: true, applied })}\n`);
       return 0;
     }
-    const result = await command!(active, action === undefined ? [] : rest);
+    const result = await command!(active, args, {
+      stderr: io.stderr,
+      stderrIsTerminal: io.stderrIsTerminal === true,
+    });
     io.stdout(`${JSON.stringify(result)}\n`);
     return 0;
   } catch (error) {
@@ -103,6 +113,7 @@ export async function main(argv: string[]): Promise<void> {
   const code = await runCli(argv, {
     stdout: (t) => process.stdout.write(t),
     stderr: (t) => process.stderr.write(t),
+    stderrIsTerminal: process.stderr.isTTY,
   });
   process.exitCode = code;
 }

@@ -8,6 +8,9 @@ export interface PageFile {
   published: string | null;
 }
 
+/** Front matter is a few keys; past this many characters it is refused before any YAML is parsed. */
+export const MAX_FRONT_MATTER_CHARS = 64 * 1024;
+
 const INDEX_ENTRY_TYPES: readonly string[] = ['category', 'link', 'separator'];
 const MARKER = /^---(draft|published)?[ \t]*\r?$/;
 
@@ -67,6 +70,11 @@ export function parsePageFile(text: string): PageFile {
   let published: string | null = null;
   let draftStart: number | null = null;
   for (const line of all) {
+    if (meta === undefined && line.start - metaStart > MAX_FRONT_MATTER_CHARS) {
+      throw new ContentError(
+        `Invalid page file: its front matter is longer than ${MAX_FRONT_MATTER_CHARS} characters`,
+      );
+    }
     const marker = MARKER.exec(line.text);
     if (marker === null) continue;
     const kind = marker[1];

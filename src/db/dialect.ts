@@ -3,6 +3,7 @@ import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
+import type { Executor } from './executor.ts';
 import { SchemaPostgresDialect } from './introspection.ts';
 import type { Database } from './schema.ts';
 
@@ -23,6 +24,15 @@ export interface DatabaseHandle {
    * PostgreSQL. It never sees a write that has not committed.
    */
   readonly readerSqlite: SQLite.Database | null;
+  /**
+   * Runs `read` in one read-only transaction that sees a single committed state of the database for
+   * as long as it lasts, however long that is (an export streaming for minutes), without holding up
+   * writers or other readers. On a SQLite file, a read-only connection of its own, opened for it and
+   * closed after; on PostgreSQL, a REPEATABLE READ READ ONLY transaction on a pooled connection. An
+   * in-memory SQLite database has no second connection: the read then runs in a transaction of the
+   * writer, and writes wait for it.
+   */
+  snapshot<T>(read: (db: Executor) => Promise<T>): Promise<T>;
   /** The raw SQLite writer connection (tests and tools only); null on PostgreSQL. */
   readonly sqlite: SQLite.Database | null;
   /**
@@ -117,6 +127,17 @@ function openSqlite(file: string): DatabaseHandle {
     dialect: 'sqlite',
     sqlite,
     readerSqlite,
+    snapshot: async (read) => {
+      if (inMemory) return db.transaction().execute(read);
+      const own = new Kysely<Database>({
+        dialect: new SqliteDialect({ database: new SQLite(file, { readonly: true }) }),
+      });
+      try {
+        return await own.transaction().execute(read);
+      } finally {
+        await own.destroy();
+      }
+    },
     changeStamp: () => (sqlite.inTransaction ? null : `${totalChanges.get() ?? 0}:${currentDataVersion()}`),
     ping: (timeoutMs) => ping(reader, timeoutMs),
     // An embedded database has no connection to lose.
@@ -172,6 +193,8 @@ function openPostgres(url: string, options: OpenOptions): DatabaseHandle {
     sqlite: null,
     readerSqlite: null,
     changeStamp: () => null,
+    snapshot: (read) =>
+      db.transaction().setIsolationLevel('repeatable read').setAccessMode('read only').execute(read),
     ping: (timeoutMs) => ping(db, timeoutMs),
     onConnectionError: (listener) => listeners.push(listener),
     close: () => db.destroy(),

@@ -19,6 +19,7 @@ export const OPERATIONS = {
   uploadReference: { limit: 300, windowMs: HOUR },
   listUsers: { limit: 3600, windowMs: HOUR },
   exportProject: { limit: 10, windowMs: HOUR },
+  importProject: { limit: 10, windowMs: HOUR },
   listAll: { limit: 30, windowMs: HOUR },
   readAudit: { limit: 600, windowMs: HOUR },
   listReaderAccess: { limit: 3600, windowMs: HOUR },

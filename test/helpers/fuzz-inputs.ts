@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { stringify as toYaml } from 'yaml';
+import { buildZip } from './zip.ts';
 
 /**
  * Inputs for test/fuzz.test.ts, derived from Quire's own OpenAPI document: every operation's path
@@ -1029,6 +1030,21 @@ export function baselineBody(op: Operation, known: Known): Body | undefined {
     return {
       payload: multipartBody([
         { name: 'file', filename: 'openapi.json', content: serialise(openapiDoc('Fuzz Baseline')) },
+      ]),
+      contentType: 'multipart/form-data; boundary=fuzzboundary',
+    };
+  }
+  if (op.id === 'importProject') {
+    return {
+      payload: multipartBody([
+        {
+          name: 'file',
+          filename: 'export.zip',
+          type: 'application/zip',
+          content: buildZip([
+            { name: 'Fuzz/Section/1 Page.md', data: '---\ntitle: Page\n---draft\n\nBody\n' },
+          ]),
+        },
       ]),
       contentType: 'multipart/form-data; boundary=fuzzboundary',
     };

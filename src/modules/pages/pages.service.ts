@@ -31,6 +31,17 @@ export const CREATE_MESSAGE = 'Created using API';
 export const UPDATE_MESSAGE = 'Updated using API';
 export const PUBLISH_MESSAGE = 'Published using API';
 
+/** Where a page goes, for callers inside Quire (an import) that know the rows already. */
+export interface PagePlacement {
+  /** the category it joins, placed after the category's last page; null or absent: the end of the index */
+  categoryId?: number | null;
+  /** the page it is a child of, in the same section */
+  parentId?: number | null;
+}
+
+/** What an update may change: the API's fields, and for callers inside Quire whether the page is listed. */
+export type PageChanges = PageUpdateInput & { listed?: boolean };
+
 /** Pages: create, update and publish here (one transaction each, history and change event inside it); reads in PageReader. */
 export class PagesService {
   private readonly db: Kysely<Database>;
@@ -73,7 +84,12 @@ export class PagesService {
     return this.renderer.stats();
   }
 
-  async create(ctx: UseCaseContext, documentationId: number, input: PageCreateInput): Promise<Page> {
+  async create(
+    ctx: UseCaseContext,
+    documentationId: number,
+    input: PageCreateInput,
+    at: PagePlacement = {},
+  ): Promise<Page> {
     assertNotBlank('body.title', input.title);
     if (input.slug !== undefined) assertSlug('body.slug', input.slug);
     const message = input.message ?? CREATE_MESSAGE;
@@ -81,7 +97,14 @@ export class PagesService {
       const trx = tx.transaction;
       const section = await this.documentation.resolve(trx, ctx.scope, documentationId);
       await this.documentation.lockIndex(trx, section.id);
-      const placement = await this.placement(trx, section.id, input.categoryTitle);
+      const placement = await this.placement(trx, section.id, input.categoryTitle, at.categoryId ?? null);
+      const parentId = at.parentId ?? null;
+      if (parentId !== null) {
+        const parent = await this.view(trx, ctx.scope, parentId);
+        if (parent.documentation_id !== section.id) {
+          throw new InvalidFieldError('parentId', `names a page outside documentation ${section.id}`);
+        }
+      }
       const slug = await pickSlug(trx, 'pages', section.id, {
         kind: 'page',
         explicit: input.slug,
@@ -93,7 +116,7 @@ export class PagesService {
         repo.insert(trx, {
           documentation_id: section.id,
           category_id: placement.categoryId,
-          parent_page_id: null,
+          parent_page_id: parentId,
           title: input.title,
           slug,
           listed: int(false),
@@ -118,8 +141,13 @@ export class PagesService {
     });
   }
 
-  async update(ctx: UseCaseContext, id: number, input: PageUpdateInput): Promise<Page> {
-    if (input.title === undefined && input.slug === undefined && input.content === undefined) {
+  async update(ctx: UseCaseContext, id: number, input: PageChanges): Promise<Page> {
+    if (
+      input.title === undefined &&
+      input.slug === undefined &&
+      input.content === undefined &&
+      input.listed === undefined
+    ) {
       throw new BadRequestError('Give at least one of title, slug, content.', [
         { field: 'body', message: 'must have at least one of title, slug, content' },
       ]);
@@ -147,6 +175,7 @@ export class PagesService {
         repo.update(trx, id, {
           ...(input.title !== undefined ? { title: input.title } : {}),
           ...(input.content !== undefined ? { content_draft: input.content } : {}),
+          ...(input.listed !== undefined ? { listed: int(input.listed) } : {}),
           slug,
           updated: toStoredDate(this.clock.now()),
         }),
@@ -205,7 +234,14 @@ export class PagesService {
     db: Executor,
     documentationId: number,
     categoryTitle: string | undefined,
+    categoryId: number | null,
   ): Promise<{ categoryId: number | null; position: number }> {
+    if (categoryId !== null) {
+      const category = (await repo.categories(db, documentationId)).find((c) => c.id === categoryId);
+      if (!category)
+        throw new InvalidFieldError('categoryId', `names no category of documentation ${documentationId}`);
+      return this.afterCategory(db, documentationId, category);
+    }
     if (categoryTitle === undefined) {
       return { categoryId: null, position: await this.documentation.nextPosition(db, documentationId) };
     }
@@ -217,6 +253,14 @@ export class PagesService {
         `matches no category of documentation ${documentationId}`,
       );
     }
+    return this.afterCategory(db, documentationId, category);
+  }
+
+  private async afterCategory(
+    db: Executor,
+    documentationId: number,
+    category: { id: number; position: number },
+  ): Promise<{ categoryId: number; position: number }> {
     const position = ((await repo.lastPositionInCategory(db, category.id)) ?? category.position) + 1;
     await repo.shiftFrom(db, documentationId, position);
     return { categoryId: category.id, position };

@@ -1,7 +1,8 @@
 import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import { AppError, BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../../errors.ts';
+import { UnsupportedMediaTypeError } from '../../errors.ts';
+import { readMultipartFile } from '../../http/multipart-file.ts';
 import { contextOf } from '../../http/change-context.ts';
 import { errorResponses } from '../../http/schemas.ts';
 import type { ReferencesService } from './references.service.ts';
@@ -60,43 +61,10 @@ export const referenceUploadRoutes: FastifyPluginAsyncTypebox<{ references: Refe
 };
 
 async function readUploadedFile(request: FastifyRequest): Promise<Buffer | null> {
-  if (request.isMultipart()) return readMultipartFile(request);
+  if (request.isMultipart()) return readMultipartFile(request, TOO_LARGE);
   if (Buffer.isBuffer(request.body)) return request.body.length > 0 ? request.body : null;
   // Another type reached the catch-all parser, which drained it.
   const type = request.headers['content-type'];
   if (type !== undefined) throw new UnsupportedMediaTypeError(type, 'multipart/form-data');
   return null;
-}
-
-/** The part named `file`, a file or a plain field; every other part is read past and dropped. */
-async function readMultipartFile(request: FastifyRequest): Promise<Buffer | null> {
-  let file: Buffer | null = null;
-  try {
-    for await (const part of request.parts()) {
-      const wanted = part.fieldname === 'file' && file === null;
-      if (part.type === 'file') {
-        if (wanted) file = await part.toBuffer();
-        else part.file.resume();
-      } else if (wanted) {
-        if (part.valueTruncated) throw new PayloadTooLargeError(TOO_LARGE);
-        if (typeof part.value !== 'string') {
-          throw new BadRequestError("The multipart field 'file' must hold the definition as text or a file.");
-        }
-        file = Buffer.from(part.value, 'utf8');
-      }
-    }
-  } catch (error) {
-    throw multipartError(error);
-  }
-  return file;
-}
-
-function multipartError(error: unknown): unknown {
-  if (error instanceof AppError) return error;
-  const e = error as { code?: unknown; statusCode?: unknown; message?: unknown };
-  if (e.code === 'FST_REQ_FILE_TOO_LARGE') return new PayloadTooLargeError(TOO_LARGE);
-  // The plugin's own limit errors (413) and prototype-name refusals (400) keep their status.
-  if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) return error;
-  // busboy reports a malformed body (no boundary, truncated part…) as a plain Error.
-  return new BadRequestError(`Malformed multipart/form-data body: ${String(e.message ?? error)}`);
 }

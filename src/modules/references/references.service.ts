@@ -62,6 +62,14 @@ export class ReferencesService {
    */
   async upload(ctx: UseCaseContext, input: UploadInput): Promise<Reference> {
     assertMay(ctx.actor, uploadPermission(input.publish));
+    return this.store(ctx, input);
+  }
+
+  /**
+   * The upload without its permission check, for a caller inside Quire that has checked its own (an
+   * import, under `project.import`).
+   */
+  async store(ctx: UseCaseContext, input: UploadInput): Promise<Reference> {
     const selector = input.versionId === 'latest' ? { latest: true as const } : { id: input.versionId };
     const version = await this.versions.resolve(ctx.transaction ?? this.reader, ctx.scope, selector);
     const bytes = await input.readFile();

@@ -1,0 +1,35 @@
+import type { FastifyRequest } from 'fastify';
+import { AppError, BadRequestError, PayloadTooLargeError } from '../errors.ts';
+
+/** The part named `file`, a file or a plain field; every other part is read past and dropped. */
+export async function readMultipartFile(request: FastifyRequest, tooLarge: string): Promise<Buffer | null> {
+  let file: Buffer | null = null;
+  try {
+    for await (const part of request.parts()) {
+      const wanted = part.fieldname === 'file' && file === null;
+      if (part.type === 'file') {
+        if (wanted) file = await part.toBuffer();
+        else part.file.resume();
+      } else if (wanted) {
+        if (part.valueTruncated) throw new PayloadTooLargeError(tooLarge);
+        if (typeof part.value !== 'string') {
+          throw new BadRequestError("The multipart field 'file' must hold a file or text.");
+        }
+        file = Buffer.from(part.value, 'utf8');
+      }
+    }
+  } catch (error) {
+    throw multipartError(error, tooLarge);
+  }
+  return file;
+}
+
+function multipartError(error: unknown, tooLarge: string): unknown {
+  if (error instanceof AppError) return error;
+  const e = error as { code?: unknown; statusCode?: unknown; message?: unknown };
+  if (e.code === 'FST_REQ_FILE_TOO_LARGE') return new PayloadTooLargeError(tooLarge);
+  // The plugin's own limit errors (413) and prototype-name refusals (400) keep their status.
+  if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) return error;
+  // busboy reports a malformed body (no boundary, truncated part…) as a plain Error.
+  return new BadRequestError(`Malformed multipart/form-data body: ${String(e.message ?? error)}`);
+}

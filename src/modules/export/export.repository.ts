@@ -1,0 +1,134 @@
+import type { Selectable } from 'kysely';
+import type { Executor } from '../../db/executor.ts';
+import type {
+  ApiReferencesTable,
+  CategoriesTable,
+  DocumentationTable,
+  VersionsTable,
+} from '../../db/schema.ts';
+
+export type ExportVersion = Pick<Selectable<VersionsTable>, 'id' | 'name' | 'slug' | 'published'>;
+export type ExportSection = Pick<Selectable<DocumentationTable>, 'id' | 'title' | 'slug' | 'published'>;
+export type ExportCategory = Pick<
+  Selectable<CategoriesTable>,
+  'id' | 'documentation_id' | 'title' | 'position'
+>;
+export type ExportReference = Pick<
+  Selectable<ApiReferencesTable>,
+  'id' | 'title' | 'slug' | 'published' | 'format_published' | 'format_draft'
+>;
+
+/** A page without its contents, which are read a few at a time as the archive is written. */
+export interface ExportPage {
+  id: number;
+  documentation_id: number;
+  category_id: number | null;
+  parent_page_id: number | null;
+  title: string;
+  slug: string;
+  listed: number;
+  position: number;
+}
+
+export interface ExportContents {
+  id: number;
+  content_draft: string | null;
+  content_published: string | null;
+}
+
+/** The reads of an export, all made in one snapshot (DatabaseHandle.snapshot); live rows only. */
+export const exportRepository = {
+  async variables(db: Executor, projectId: number): Promise<string> {
+    const row = await db
+      .selectFrom('projects')
+      .select('variables')
+      .where('id', '=', projectId)
+      .executeTakeFirst();
+    return row?.variables ?? '{}';
+  },
+
+  versions(db: Executor, projectId: number): Promise<ExportVersion[]> {
+    return db
+      .selectFrom('versions')
+      .select(['id', 'name', 'slug', 'published'])
+      .where('project_id', '=', projectId)
+      .where('deleted_at', 'is', null)
+      .orderBy('ordr')
+      .orderBy('id')
+      .execute();
+  },
+
+  sections(db: Executor, versionId: number): Promise<ExportSection[]> {
+    return db
+      .selectFrom('documentation')
+      .select(['id', 'title', 'slug', 'published'])
+      .where('version_id', '=', versionId)
+      .where('deleted_at', 'is', null)
+      .orderBy('ordr')
+      .orderBy('id')
+      .execute();
+  },
+
+  categories(db: Executor, versionId: number): Promise<ExportCategory[]> {
+    return db
+      .selectFrom('categories as c')
+      .innerJoin('documentation as d', 'd.id', 'c.documentation_id')
+      .select(['c.id', 'c.documentation_id', 'c.title', 'c.position'])
+      .where('d.version_id', '=', versionId)
+      .where('d.deleted_at', 'is', null)
+      .orderBy('c.position')
+      .orderBy('c.id')
+      .execute();
+  },
+
+  pages(db: Executor, versionId: number): Promise<ExportPage[]> {
+    return db
+      .selectFrom('pages as p')
+      .innerJoin('documentation as d', 'd.id', 'p.documentation_id')
+      .select([
+        'p.id',
+        'p.documentation_id',
+        'p.category_id',
+        'p.parent_page_id',
+        'p.title',
+        'p.slug',
+        'p.listed',
+        'p.position',
+      ])
+      .where('d.version_id', '=', versionId)
+      .where('d.deleted_at', 'is', null)
+      .where('p.deleted_at', 'is', null)
+      .orderBy('p.position')
+      .orderBy('p.id')
+      .execute();
+  },
+
+  contents(db: Executor, ids: readonly number[]): Promise<ExportContents[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return db
+      .selectFrom('pages')
+      .select(['id', 'content_draft', 'content_published'])
+      .where('id', 'in', ids)
+      .execute();
+  },
+
+  references(db: Executor, versionId: number): Promise<ExportReference[]> {
+    return db
+      .selectFrom('api_references')
+      .select(['id', 'title', 'slug', 'published', 'format_published', 'format_draft'])
+      .where('version_id', '=', versionId)
+      .where('deleted_at', 'is', null)
+      .orderBy('ordr')
+      .orderBy('id')
+      .execute();
+  },
+
+  async definition(db: Executor, id: number, draft: boolean): Promise<string | null> {
+    const row = await db
+      .selectFrom('api_references')
+      .select(draft ? 'definition_draft as text' : 'definition_published as text')
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row?.text ?? null;
+  },
+};

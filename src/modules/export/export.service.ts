@@ -1,0 +1,327 @@
+import type { Readable } from 'node:stream';
+import yazl from 'yazl';
+import { canSeeVersion, type UseCaseContext } from '../../auth/actor.ts';
+import type { Clock } from '../../clock.ts';
+import { bool, type Executor } from '../../db/executor.ts';
+import type { DatabaseHandle } from '../../db/dialect.ts';
+import { PlanUpgradeRequiredError } from '../../errors.ts';
+import {
+  ContentError,
+  renderMarkdown,
+  writeIndexEntryFile,
+  writePageFile,
+  type RenderContext,
+} from '../../content/index.ts';
+import { toStoredDate } from '../../shared/dates.ts';
+import { parseVariables } from '../../shared/serialised.ts';
+import type { VersionsService } from '../versions/versions.service.ts';
+import { ArchiveWriter } from './archive-writer.ts';
+import { SiblingNames, safeSegment } from './archive-names.ts';
+import {
+  exportRepository as repo,
+  type ExportCategory,
+  type ExportPage,
+  type ExportSection,
+  type ExportVersion,
+} from './export.repository.ts';
+import type { ExportManifest, ManifestVersion } from './export.manifest.ts';
+
+export interface ExportInput {
+  format: 'darkdown' | 'markdown';
+  /** one version by slug (`latest`: the default version); otherwise every version within the key's reach */
+  versionSlug?: string | undefined;
+}
+
+export interface OpenExport {
+  /** the archive's bytes, as they are made */
+  stream: Readable;
+  /** settles when the archive is complete, or with the error (an abort included) that cut it short */
+  done: Promise<void>;
+}
+
+/** Page contents are read this many pages at a time, in archive order. */
+const CONTENTS_BATCH = 100;
+/** Names no section folder may take: the version's references live beside them. */
+const REFS = 'refs';
+const MANIFEST = 'manifest.json';
+const SETTINGS = 'settings.json';
+
+/** One file of a section's index, in archive order: a page (its contents read later) or a category. */
+type IndexFile =
+  | { kind: 'page'; path: string; page: ExportPage }
+  | { kind: 'category'; path: string; category: ExportCategory };
+
+/**
+ * The export (decisions.md §6): a ZIP of the project, written while it is sent, from one snapshot of
+ * the database. Memory stays bounded: page contents are read a batch at a time and the archive takes
+ * new files only as fast as the client takes bytes.
+ */
+export class ExportService {
+  constructor(
+    private readonly database: DatabaseHandle,
+    private readonly versions: VersionsService,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * Checks what can fail before a byte is sent (the plan, the version), then streams. `signal`
+   * aborts the work: the client went away.
+   */
+  async open(ctx: UseCaseContext, input: ExportInput, signal: AbortSignal): Promise<OpenExport> {
+    if (ctx.scope.project.plan !== 'enterprise') throw new PlanUpgradeRequiredError('The export');
+    const zip = new yazl.ZipFile();
+    const mtime = new Date(this.clock.now());
+    const writer = new ArchiveWriter(zip, mtime, signal);
+    let started!: () => void;
+    const ready = new Promise<void>((resolve) => (started = resolve));
+    const done = this.database.snapshot(async (db) => {
+      const versions = await this.chosenVersions(db, ctx, input.versionSlug);
+      started();
+      const manifest: ExportManifest = {
+        kind: 'quire-export',
+        formatVersion: 1,
+        exported: toStoredDate(mtime.getTime()),
+        project: { id: ctx.scope.project.id, name: ctx.scope.project.name },
+        contentFormat: input.format,
+        versions: [],
+        counts: { versions: 0, documentation: 0, categories: 0, pages: 0, references: 0 },
+        warnings: [],
+      };
+      const variables = parseVariables(await repo.variables(db, ctx.scope.project.id));
+      const folders = new SiblingNames([MANIFEST]);
+      for (const version of versions) {
+        const folder = folders.claim(safeSegment(version.name, 'version'));
+        manifest.versions.push(
+          await this.writeVersion(db, writer, manifest, version, folder, input.format, variables),
+        );
+      }
+      writer.add(MANIFEST, Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`, 'utf8'));
+      writer.finish();
+    });
+    // A failure before the first file (an unknown version) is the request's error answer.
+    await Promise.race([ready, done]);
+    return { stream: writer.output, done };
+  }
+
+  private async chosenVersions(
+    db: Executor,
+    ctx: UseCaseContext,
+    slug: string | undefined,
+  ): Promise<ExportVersion[]> {
+    if (slug !== undefined) {
+      const row = await this.versions.resolve(db, ctx.scope, slug === 'latest' ? { latest: true } : { slug });
+      return [{ id: row.id, name: row.name, slug: row.slug, published: row.published }];
+    }
+    const rows = await repo.versions(db, ctx.scope.project.id);
+    return rows.filter((v) => canSeeVersion(ctx.scope, v.id));
+  }
+
+  private async writeVersion(
+    db: Executor,
+    writer: ArchiveWriter,
+    manifest: ExportManifest,
+    version: ExportVersion,
+    folder: string,
+    format: ExportInput['format'],
+    variables: Readonly<Record<string, unknown>>,
+  ): Promise<ManifestVersion> {
+    const sections = await repo.sections(db, version.id);
+    const categories = await repo.categories(db, version.id);
+    const pages = await repo.pages(db, version.id);
+    const entry: ManifestVersion = {
+      id: version.id,
+      name: version.name,
+      slug: version.slug,
+      published: bool(version.published),
+      folder,
+      documentation: [],
+      references: [],
+    };
+    manifest.counts.versions++;
+
+    const slugOfSection = new Map(sections.map((s) => [s.id, s.slug]));
+    const ctx: RenderContext = {
+      variables,
+      pageTitles: new Map(
+        pages.map((p) => [`${slugOfSection.get(p.documentation_id) ?? ''}/${p.slug}`, p.title]),
+      ),
+    };
+    const sectionFolders = new SiblingNames([REFS]);
+    for (const [index, section] of sections.entries()) {
+      const sectionFolder = sectionFolders.claim(safeSegment(section.title, 'documentation'));
+      const dir = `${folder}/${sectionFolder}`;
+      const settings = {
+        title: section.title,
+        slug: section.slug,
+        published: bool(section.published),
+        position: index + 1,
+      };
+      writer.add(`${dir}/${SETTINGS}`, Buffer.from(`${JSON.stringify(settings, null, 2)}\n`, 'utf8'));
+      const files = sectionIndex(dir, section, categories, pages);
+      const pageCount = files.filter((f) => f.kind === 'page').length;
+      entry.documentation.push({
+        id: section.id,
+        title: section.title,
+        slug: section.slug,
+        published: bool(section.published),
+        folder: sectionFolder,
+        categories: files.length - pageCount,
+        pages: pageCount,
+      });
+      manifest.counts.documentation++;
+      manifest.counts.categories += files.length - pageCount;
+      manifest.counts.pages += pageCount;
+      await this.writeIndex(db, writer, manifest, files, format, ctx);
+    }
+
+    for (const reference of await repo.references(db, version.id)) {
+      const published = bool(reference.published) && reference.format_published !== null;
+      const mainFormat = published ? reference.format_published : reference.format_draft;
+      if (mainFormat === null) continue;
+      await writer.room();
+      const file = `${REFS}/${reference.slug}.${mainFormat}`;
+      const text = await repo.definition(db, reference.id, !published);
+      if (text === null) continue;
+      writer.add(`${folder}/${file}`, Buffer.from(text, 'utf8'));
+      let draftFile: string | undefined;
+      if (published && reference.format_draft !== null) {
+        const draft = await repo.definition(db, reference.id, true);
+        if (draft !== null) {
+          draftFile = `${REFS}/drafts/${reference.slug}.${reference.format_draft}`;
+          writer.add(`${folder}/${draftFile}`, Buffer.from(draft, 'utf8'));
+        }
+      }
+      entry.references.push({
+        id: reference.id,
+        title: reference.title,
+        slug: reference.slug,
+        published,
+        file,
+        ...(draftFile !== undefined ? { draftFile } : {}),
+      });
+      manifest.counts.references++;
+    }
+    return entry;
+  }
+
+  /** The files of a section's index, their page contents read a batch at a time. */
+  private async writeIndex(
+    db: Executor,
+    writer: ArchiveWriter,
+    manifest: ExportManifest,
+    files: readonly IndexFile[],
+    format: ExportInput['format'],
+    ctx: RenderContext,
+  ): Promise<void> {
+    for (let start = 0; start < files.length; start += CONTENTS_BATCH) {
+      await writer.room();
+      const batch = files.slice(start, start + CONTENTS_BATCH);
+      const ids = batch.flatMap((f) => (f.kind === 'page' ? [f.page.id] : []));
+      const contents = new Map((await repo.contents(db, ids)).map((c) => [c.id, c]));
+      for (const file of batch) {
+        if (file.kind === 'category') {
+          writer.add(
+            file.path,
+            Buffer.from(writeIndexEntryFile({ type: 'category', title: file.category.title }), 'utf8'),
+          );
+          continue;
+        }
+        const { page } = file;
+        const stored = contents.get(page.id);
+        const body = (text: string | null | undefined): string | null =>
+          text === null || text === undefined
+            ? null
+            : format === 'markdown'
+              ? renderMarkdown(text, ctx)
+              : text;
+        const meta = { type: 'page', title: page.title, slug: page.slug, listed: bool(page.listed) };
+        const draft = body(stored?.content_draft);
+        const published = body(stored?.content_published);
+        let text: string;
+        try {
+          text = writePageFile({ meta, draft, published });
+        } catch (error) {
+          if (!(error instanceof ContentError)) throw error;
+          // The one body a page file cannot hold: a draft with a `---published` line of its own.
+          text = writePageFile({ meta, draft: null, published });
+          manifest.warnings.push({ file: file.path, message: `The draft was left out: ${error.message}.` });
+        }
+        writer.add(file.path, Buffer.from(text, 'utf8'));
+      }
+    }
+  }
+}
+
+/**
+ * A section's index in archive order: its categories and top-level pages numbered by position, each
+ * page's children in a folder named as the page's file is (without its number), depth first.
+ */
+function sectionIndex(
+  dir: string,
+  section: ExportSection,
+  categories: readonly ExportCategory[],
+  pages: readonly ExportPage[],
+): IndexFile[] {
+  const own = pages.filter((p) => p.documentation_id === section.id);
+  const live = new Set(own.map((p) => p.id));
+  const children = new Map<number | null, ExportPage[]>();
+  for (const page of own) {
+    // A page whose parent is gone (deleted) stands at the top of the index.
+    const parent = page.parent_page_id !== null && live.has(page.parent_page_id) ? page.parent_page_id : null;
+    const list = children.get(parent) ?? [];
+    list.push(page);
+    children.set(parent, list);
+  }
+  const top: Array<{
+    position: number;
+    id: number;
+    entry: ExportCategory | ExportPage;
+    kind: 'category' | 'page';
+  }> = [
+    ...categories
+      .filter((c) => c.documentation_id === section.id)
+      .map((c) => ({ position: c.position, id: c.id, entry: c, kind: 'category' as const })),
+    ...(children.get(null) ?? []).map((p) => ({
+      position: p.position,
+      id: p.id,
+      entry: p,
+      kind: 'page' as const,
+    })),
+  ].sort(
+    (a, b) => a.position - b.position || (a.kind === b.kind ? a.id - b.id : a.kind === 'category' ? -1 : 1),
+  );
+
+  const files: IndexFile[] = [];
+  const walk = (
+    folder: string,
+    entries: ReadonlyArray<{ kind: 'category' | 'page'; entry: ExportCategory | ExportPage }>,
+    reserved: string[],
+  ): void => {
+    const names = new SiblingNames(reserved);
+    for (const [index, { kind, entry }] of entries.entries()) {
+      const number = index + 1;
+      if (kind === 'category') {
+        const category = entry;
+        files.push({
+          kind,
+          path: `${folder}/${number} ${safeSegment(category.title, 'category')}.md`,
+          category,
+        });
+        continue;
+      }
+      const page = entry as ExportPage;
+      const base = names.claim(safeSegment(page.title, 'page'));
+      files.push({ kind, path: `${folder}/${number} ${base}.md`, page });
+      const below = children.get(page.id);
+      if (below !== undefined && below.length > 0) {
+        walk(
+          `${folder}/${base}`,
+          below.map((p) => ({ kind: 'page' as const, entry: p })),
+          [],
+        );
+      }
+    }
+  };
+  walk(dir, top, [SETTINGS]);
+  return files;
+}

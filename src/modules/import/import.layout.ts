@@ -1,0 +1,359 @@
+import { ContentError, parsePageFile } from '../../content/index.ts';
+import { SLUG_PATTERN } from '../../shared/slug.ts';
+import { entryFileName } from '../export/archive-names.ts';
+import type { ExportManifest, ManifestVersion } from '../export/export.manifest.ts';
+import { ArchiveError, type ArchiveFile, type ImportArchive } from './import.archive.ts';
+
+export interface ImportWarning {
+  file: string;
+  message: string;
+}
+
+/** A page to create: its bodies are read again from the archive when it is written. */
+export interface PlannedPage {
+  kind: 'page';
+  file: ArchiveFile;
+  title: string;
+  slug: string | undefined;
+  listed: boolean | undefined;
+  children: PlannedPage[];
+}
+
+export interface PlannedCategory {
+  kind: 'category';
+  title: string;
+}
+
+export interface PlannedSection {
+  folder: string;
+  title: string;
+  slug: string | undefined;
+  published: boolean;
+  /** categories and top-level pages in index order; a page after a category belongs to it */
+  entries: Array<PlannedPage | PlannedCategory>;
+}
+
+export interface PlannedReference {
+  file: ArchiveFile;
+  /** published as uploaded (when the import keeps published bodies) */
+  published: boolean;
+  /** a draft pending over it */
+  draft: ArchiveFile | undefined;
+}
+
+export interface PlannedVersion {
+  folder: string;
+  name: string;
+  slug: string | undefined;
+  published: boolean;
+  sections: PlannedSection[];
+  references: PlannedReference[];
+}
+
+export interface ImportPlan {
+  versions: PlannedVersion[];
+  pages: number;
+  warnings: ImportWarning[];
+}
+
+const SLUG_RE = new RegExp(SLUG_PATTERN);
+const PAGE_KEYS = new Set(['type', 'title', 'slug', 'listed', 'hidden']);
+/** Keys of newer exports that Quire has no place for (darkdown.md §5): kept nowhere, reported. */
+const DEFINITION_FILE = /\.(json|ya?ml)$/i;
+
+/** A folder of the archive: its files and its sub-folders, by name. */
+interface Folder {
+  /** within the archive, without a trailing slash ('' for the root) */
+  path: string;
+  files: Map<string, ArchiveFile>;
+  folders: Map<string, Folder>;
+}
+
+const emptyFolder = (path: string): Folder => ({ path, files: new Map(), folders: new Map() });
+
+function tree(files: readonly ArchiveFile[]): Folder {
+  const root = emptyFolder('');
+  for (const file of files) {
+    const segments = file.path.split('/');
+    const name = segments.pop() ?? '';
+    let folder = root;
+    for (const segment of segments) {
+      let next = folder.folders.get(segment);
+      if (next === undefined) {
+        next = emptyFolder(folder.path === '' ? segment : `${folder.path}/${segment}`);
+        folder.folders.set(segment, next);
+      }
+      folder = next;
+    }
+    folder.files.set(name, file);
+  }
+  return root;
+}
+
+/**
+ * Reads the layout of an export (decisions.md §6) — Quire's own, or the platform's Darkdown exports —
+ * into what an import creates. Every page file is read and parsed here, so that a bad one is a 400
+ * before anything is written; their bodies are read again as they are written. What Quire has no place
+ * for becomes a warning, never a silent loss.
+ */
+export async function readLayout(archive: ImportArchive): Promise<ImportPlan> {
+  const warnings: ImportWarning[] = [];
+  const root = tree(archive.files);
+  const manifestFile = root.files.get('manifest.json');
+  const manifest = manifestFile ? await readManifest(archive, manifestFile) : null;
+  for (const [name, file] of root.files) {
+    if (file !== manifestFile)
+      warnings.push({ file: file.path, message: `Not part of an export's layout: ${name} was ignored.` });
+  }
+  const state = { pages: 0, warnings };
+  const versions: PlannedVersion[] = [];
+  for (const [folderName, folder] of sortedFolders(root, manifest)) {
+    const known = manifest?.versions.find((v) => v.folder === folderName);
+    versions.push(await readVersion(archive, folderName, folder, known, state));
+  }
+  if (versions.length === 0)
+    throw new ArchiveError('it holds no version folder, so there is nothing to import.');
+  return { versions, pages: state.pages, warnings };
+}
+
+async function readManifest(archive: ImportArchive, file: ArchiveFile): Promise<ExportManifest | null> {
+  const value = parseJson(await archive.readText(file), file);
+  if (typeof value !== 'object' || value === null || !Array.isArray((value as ExportManifest).versions))
+    return null;
+  const manifest = value as ExportManifest;
+  return { ...manifest, versions: manifest.versions.filter((v) => typeof v === 'object' && v !== null) };
+}
+
+/** Versions in the manifest's order where it names them; the others by name. */
+function sortedFolders(root: Folder, manifest: ExportManifest | null): Array<[string, Folder]> {
+  const rank = (name: string): number => {
+    const index = manifest?.versions.findIndex((v) => v.folder === name) ?? -1;
+    return index < 0 ? Number.MAX_SAFE_INTEGER : index;
+  };
+  return [...root.folders].sort(([a], [b]) => rank(a) - rank(b) || a.localeCompare(b));
+}
+
+async function readVersion(
+  archive: ImportArchive,
+  folderName: string,
+  folder: Folder,
+  known: ManifestVersion | undefined,
+  state: { pages: number; warnings: ImportWarning[] },
+): Promise<PlannedVersion> {
+  const version: PlannedVersion = {
+    folder: folderName,
+    name: typeof known?.name === 'string' && known.name.trim() !== '' ? known.name : folderName,
+    slug: typeof known?.slug === 'string' && SLUG_RE.test(known.slug) ? known.slug : undefined,
+    published: known?.published === true,
+    sections: [],
+    references: [],
+  };
+  for (const [, file] of folder.files) {
+    state.warnings.push({
+      file: file.path,
+      message: "Not part of an export's layout: files beside the sections were ignored.",
+    });
+  }
+  const sections: Array<{ position: number; section: PlannedSection }> = [];
+  for (const [name, sub] of folder.folders) {
+    if (name === 'refs') {
+      version.references = readReferences(sub, known, state.warnings);
+      continue;
+    }
+    const settingsFile = sub.files.get('settings.json');
+    const settings = settingsFile
+      ? objectOf(parseJson(await archive.readText(settingsFile), settingsFile))
+      : {};
+    const section: PlannedSection = {
+      folder: name,
+      title: nonEmptyString(settings.title) ?? name,
+      slug: typeof settings.slug === 'string' && SLUG_RE.test(settings.slug) ? settings.slug : undefined,
+      published: settings.published !== false && settings.hidden !== true,
+      entries: [],
+    };
+    if (settingsFile) {
+      for (const key of Object.keys(settings)) {
+        if (!['title', 'slug', 'published', 'position', 'hidden'].includes(key)) {
+          state.warnings.push({
+            file: settingsFile.path,
+            message: `The setting '${key}' has no place in Quire and was left out.`,
+          });
+        }
+      }
+    }
+    section.entries = await readIndex(archive, sub, true, state);
+    const position = typeof settings.position === 'number' ? settings.position : Number.MAX_SAFE_INTEGER;
+    sections.push({ position, section });
+  }
+  sections.sort((a, b) => a.position - b.position || a.section.folder.localeCompare(b.section.folder));
+  version.sections = sections.map((s) => s.section);
+  return version;
+}
+
+function readReferences(
+  folder: Folder,
+  known: ManifestVersion | undefined,
+  warnings: ImportWarning[],
+): PlannedReference[] {
+  const drafts = folder.folders.get('drafts');
+  const references: PlannedReference[] = [];
+  for (const [name, file] of [...folder.files].sort(([a], [b]) => a.localeCompare(b))) {
+    if (!DEFINITION_FILE.test(name)) {
+      warnings.push({ file: file.path, message: 'Not a JSON or YAML definition: it was ignored.' });
+      continue;
+    }
+    const listed = known?.references?.find((r) => r.file === `refs/${name}`);
+    // The pending draft: the file the manifest names, or one of the same name in any format.
+    const stem = name.replace(DEFINITION_FILE, '');
+    const draftName =
+      typeof listed?.draftFile === 'string'
+        ? listed.draftFile.replace(/^refs\/drafts\//, '')
+        : [...(drafts?.files.keys() ?? [])].find((n) => n.replace(DEFINITION_FILE, '') === stem);
+    references.push({
+      file,
+      published: listed === undefined ? true : listed.published === true,
+      draft: draftName === undefined ? undefined : drafts?.files.get(draftName),
+    });
+  }
+  return references;
+}
+
+/**
+ * One folder of a section's index: its numbered entry files in order, each page's children from the
+ * folder named after it (with or without its number).
+ */
+async function readIndex(
+  archive: ImportArchive,
+  folder: Folder,
+  top: boolean,
+  state: { pages: number; warnings: ImportWarning[] },
+): Promise<Array<PlannedPage | PlannedCategory>> {
+  const files = [...folder.files]
+    .flatMap(([name, file]) => {
+      if (top && name === 'settings.json') return [];
+      const parsed = entryFileName(name);
+      if (parsed === null) {
+        state.warnings.push({ file: file.path, message: 'Not a page file (.md): it was ignored.' });
+        return [];
+      }
+      return [{ file, number: parsed.number, stem: parsed.name }];
+    })
+    .sort(
+      (a, b) =>
+        (a.number ?? Number.MAX_SAFE_INTEGER) - (b.number ?? Number.MAX_SAFE_INTEGER) ||
+        a.file.path.localeCompare(b.file.path),
+    );
+
+  const entries: Array<PlannedPage | PlannedCategory> = [];
+  const claimed = new Set<string>();
+  for (const { file, stem, number } of files) {
+    const meta = await readMeta(archive, file);
+    const type = meta.type ?? 'page';
+    if (type === 'category') {
+      if (!top) {
+        state.warnings.push({
+          file: file.path,
+          message: 'A category among child pages has no place in Quire: it was left out.',
+        });
+        continue;
+      }
+      entries.push({ kind: 'category', title: nonEmptyString(meta.title) ?? stem });
+      continue;
+    }
+    if (type === 'link' || type === 'separator') {
+      state.warnings.push({
+        file: file.path,
+        message: `Quire's indexes have no ${type} entries: it was left out.`,
+      });
+      continue;
+    }
+    if (type !== 'page') {
+      state.warnings.push({
+        file: file.path,
+        message: `Unknown entry type ${JSON.stringify(type)}: it was left out.`,
+      });
+      continue;
+    }
+    for (const key of Object.keys(meta)) {
+      if (!PAGE_KEYS.has(key)) {
+        state.warnings.push({
+          file: file.path,
+          message: `The front matter key '${key}' has no place in Quire and was left out.`,
+        });
+      }
+    }
+    let slug: string | undefined;
+    if (meta.slug !== undefined) {
+      if (typeof meta.slug === 'string' && SLUG_RE.test(meta.slug)) slug = meta.slug;
+      else
+        state.warnings.push({
+          file: file.path,
+          message: 'The slug is not a valid slug: one was made from the title.',
+        });
+    }
+    const listed =
+      typeof meta.listed === 'boolean'
+        ? meta.listed
+        : typeof meta.hidden === 'boolean'
+          ? !meta.hidden
+          : undefined;
+    state.pages++;
+    const page: PlannedPage = {
+      kind: 'page',
+      file,
+      title: nonEmptyString(meta.title) ?? stem,
+      slug,
+      listed,
+      children: [],
+    };
+    const childFolderName = [stem, `${number ?? ''} ${stem}`].find(
+      (n) => folder.folders.has(n) && !claimed.has(n),
+    );
+    if (childFolderName !== undefined) {
+      claimed.add(childFolderName);
+      const sub = folder.folders.get(childFolderName) ?? emptyFolder('');
+      page.children = (await readIndex(archive, sub, false, state)) as PlannedPage[];
+    }
+    entries.push(page);
+  }
+  for (const [name, sub] of folder.folders) {
+    if (claimed.has(name)) continue;
+    // A folder that names no page of this index: its pages are kept, at this level, rather than lost.
+    state.warnings.push({
+      file: `${sub.path}/`,
+      message: 'This folder is named after no page beside it: its pages were added at its level.',
+    });
+    entries.push(...(await readIndex(archive, sub, false, state)));
+  }
+  return entries;
+}
+
+async function readMeta(archive: ImportArchive, file: ArchiveFile): Promise<Record<string, unknown>> {
+  return parsePage(file, await archive.readText(file)).meta;
+}
+
+/** A page file parsed, or a 400 naming it. */
+export function parsePage(file: ArchiveFile, text: string): ReturnType<typeof parsePageFile> {
+  try {
+    return parsePageFile(text);
+  } catch (error) {
+    if (!(error instanceof ContentError)) throw error;
+    throw new ArchiveError(`'${file.path}': ${error.message}.`);
+  }
+}
+
+function parseJson(text: string, file: ArchiveFile): unknown {
+  try {
+    return JSON.parse(text.startsWith('\uFEFF') ? text.slice(1) : text);
+  } catch (error) {
+    throw new ArchiveError(`'${file.path}' is not valid JSON (${(error as Error).message}).`);
+  }
+}
+
+const objectOf = (value: unknown): Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {};
+
+const nonEmptyString = (value: unknown): string | undefined =>
+  typeof value === 'string' && value.trim() !== '' ? value : undefined;

@@ -1,0 +1,68 @@
+import multipart from '@fastify/multipart';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { BadRequestError, UnsupportedMediaTypeError } from '../../errors.ts';
+import { contextOf } from '../../http/change-context.ts';
+import { readMultipartFile } from '../../http/multipart-file.ts';
+import { errorResponses } from '../../http/schemas.ts';
+import { ARCHIVE_LIMITS } from './import.archive.ts';
+import { ImportBody, ImportQuery, ImportReportSchema } from './import.schemas.ts';
+import type { ImportService } from './import.service.ts';
+
+const LIMIT = ARCHIVE_LIMITS.uploadBytes;
+const TOO_LARGE = `The archive is larger than ${LIMIT / 1024 / 1024} MiB.`;
+
+/** The import in a plugin of its own: multipart and the raw ZIP body exist only inside it. */
+export const importRoutes: FastifyPluginAsyncTypebox<{ imports: ImportService }> = async (
+  app,
+  { imports },
+) => {
+  await app.register(multipart, { limits: { fileSize: LIMIT, fieldSize: 1024, parts: 20 } });
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser(
+    'application/zip',
+    { parseAs: 'buffer', bodyLimit: LIMIT },
+    (_request, body, done) => done(null, body),
+  );
+
+  app.post(
+    '/import',
+    {
+      bodyLimit: LIMIT,
+      config: { operation: 'importProject', permission: 'project.import', body: 'custom' },
+      schema: {
+        operationId: 'importProject',
+        summary: 'Import an export archive as new versions of the project',
+        description:
+          "Quire's exports and the platform's Darkdown exports: numbered page files, category entries, " +
+          'child folders, settings.json per section, refs/. Versions are always added; all or nothing. ' +
+          `At most ${LIMIT / 1024 / 1024} MiB uploaded, ${ARCHIVE_LIMITS.totalBytes / 1024 / 1024} MiB ` +
+          `inflated, ${ARCHIVE_LIMITS.entries} entries.`,
+        tags: ['import'],
+        body: ImportBody,
+        querystring: ImportQuery,
+        response: { 201: ImportReportSchema, ...errorResponses(413, 415) },
+      },
+    },
+    async (request, reply) => {
+      const bytes = await readArchive(request);
+      if (bytes === null) {
+        throw new BadRequestError(
+          "No archive was uploaded: send it in the multipart/form-data field 'file' (or as a raw application/zip body).",
+        );
+      }
+      const report = await imports.import(contextOf(request), bytes, {
+        published: request.query.published ?? 'keep',
+      });
+      return reply.code(201).send(report);
+    },
+  );
+};
+
+async function readArchive(request: FastifyRequest): Promise<Buffer | null> {
+  if (request.isMultipart()) return readMultipartFile(request, TOO_LARGE);
+  if (Buffer.isBuffer(request.body)) return request.body.length > 0 ? request.body : null;
+  const type = request.headers['content-type'];
+  if (type !== undefined) throw new UnsupportedMediaTypeError(type, 'multipart/form-data');
+  return null;
+}

@@ -1,0 +1,42 @@
+import { Type } from '@sinclair/typebox';
+
+export const ImportQuery = Type.Object({
+  published: Type.Optional(
+    Type.Union([Type.Literal('keep'), Type.Literal('draft')], {
+      default: 'keep',
+      description: 'keep: published bodies stay published; draft: every body arrives as a draft',
+    }),
+  ),
+});
+
+/** For the generated OpenAPI document; the handler reads the multipart body itself. */
+export const ImportBody = {
+  description: 'The ZIP archive, in the multipart/form-data field `file` (or as a raw application/zip body)',
+  content: {
+    'multipart/form-data': {
+      schema: {
+        properties: {
+          file: { type: 'string', contentMediaType: 'application/zip', description: 'The archive' },
+        },
+        required: ['file'],
+      },
+    },
+    'application/zip': { schema: { description: 'The archive, as the raw body' } },
+  },
+};
+
+export const ImportReportSchema = Type.Object(
+  {
+    versions: Type.Array(Type.Object({ id: Type.Integer(), name: Type.String(), slug: Type.String() }), {
+      description: 'The versions added, one per version folder',
+    }),
+    documentation: Type.Integer({ description: 'Sections created' }),
+    categories: Type.Integer(),
+    pages: Type.Integer(),
+    references: Type.Integer(),
+    warnings: Type.Array(Type.Object({ file: Type.String(), message: Type.String() }), {
+      description: 'What the archive held that Quire has no place for, and what was renamed',
+    }),
+  },
+  { title: 'ImportReport' },
+);
