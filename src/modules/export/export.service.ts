@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import yazl from 'yazl';
+import { setImmediate } from 'node:timers/promises';
 import { canSeeVersion, type UseCaseContext } from '../../auth/actor.ts';
 import type { Clock } from '../../clock.ts';
 import { bool, type Executor } from '../../db/executor.ts';
@@ -15,7 +15,7 @@ import {
 import { toStoredDate } from '../../shared/dates.ts';
 import { parseVariables } from '../../shared/serialised.ts';
 import type { VersionsService } from '../versions/versions.service.ts';
-import { ArchiveWriter } from './archive-writer.ts';
+import { packFile, ZipWriter, type PackedFile } from './zip-writer.ts';
 import { SiblingNames, safeSegment } from './archive-names.ts';
 import {
   exportRepository as repo,
@@ -39,12 +39,23 @@ export interface OpenExport {
   done: Promise<void>;
 }
 
-/** Page contents are read this many pages at a time, in archive order. */
-const CONTENTS_BATCH = 100;
+/**
+ * Page contents are read this many pages at a time, in archive order. Reading, framing and deflating
+ * a batch is synchronous work (SQLite and small deflates do not wait), a few milliseconds; other
+ * requests get their turn between batches.
+ */
+const CONTENTS_BATCH = 20;
 /** Names no section folder may take: the version's references live beside them. */
 const REFS = 'refs';
 const MANIFEST = 'manifest.json';
 const SETTINGS = 'settings.json';
+
+/** Where the export's files go: one at a time, or packed ahead in batches. */
+interface Output {
+  add(name: string, bytes: Buffer): Promise<void>;
+  write(file: PackedFile): Promise<void>;
+  signal: AbortSignal;
+}
 
 /** One file of a section's index, in archive order: a page (its contents read later) or a category. */
 type IndexFile =
@@ -54,7 +65,7 @@ type IndexFile =
 /**
  * The export (decisions.md §6): a ZIP of the project, written while it is sent, from one snapshot of
  * the database. Memory stays bounded: page contents are read a batch at a time and the archive takes
- * new files only as fast as the client takes bytes.
+ * new files only as fast as the client takes bytes (ZipWriter).
  */
 export class ExportService {
   constructor(
@@ -69,9 +80,14 @@ export class ExportService {
    */
   async open(ctx: UseCaseContext, input: ExportInput, signal: AbortSignal): Promise<OpenExport> {
     if (ctx.scope.project.plan !== 'enterprise') throw new PlanUpgradeRequiredError('The export');
-    const zip = new yazl.ZipFile();
     const mtime = new Date(this.clock.now());
-    const writer = new ArchiveWriter(zip, mtime, signal);
+    const zip = new ZipWriter(mtime);
+    // The client went away: the stream closes, and the next write or check ends the work.
+    signal.addEventListener('abort', () => zip.output.destroy(), { once: true });
+    const add = async (name: string, bytes: Buffer): Promise<void> => {
+      signal.throwIfAborted();
+      await zip.write(await packFile(name, bytes));
+    };
     let started!: () => void;
     const ready = new Promise<void>((resolve) => (started = resolve));
     const done = this.database.snapshot(async (db) => {
@@ -89,18 +105,27 @@ export class ExportService {
       };
       const variables = parseVariables(await repo.variables(db, ctx.scope.project.id));
       const folders = new SiblingNames([MANIFEST]);
+      const out: Output = {
+        add,
+        write: (file) => {
+          signal.throwIfAborted();
+          return zip.write(file);
+        },
+        signal,
+      };
       for (const version of versions) {
         const folder = folders.claim(safeSegment(version.name, 'version'));
         manifest.versions.push(
-          await this.writeVersion(db, writer, manifest, version, folder, input.format, variables),
+          await this.writeVersion(db, out, manifest, version, folder, input.format, variables),
         );
       }
-      writer.add(MANIFEST, Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`, 'utf8'));
-      writer.finish();
+      await add(MANIFEST, Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`, 'utf8'));
+      signal.throwIfAborted();
+      await zip.finish();
     });
     // A failure before the first file (an unknown version) is the request's error answer.
     await Promise.race([ready, done]);
-    return { stream: writer.output, done };
+    return { stream: zip.output, done };
   }
 
   private async chosenVersions(
@@ -118,7 +143,7 @@ export class ExportService {
 
   private async writeVersion(
     db: Executor,
-    writer: ArchiveWriter,
+    out: Output,
     manifest: ExportManifest,
     version: ExportVersion,
     folder: string,
@@ -140,10 +165,13 @@ export class ExportService {
     manifest.counts.versions++;
 
     const slugOfSection = new Map(sections.map((s) => [s.id, s.slug]));
+    // Titles for `[auto$]` links: only a Markdown export renders them.
     const ctx: RenderContext = {
       variables,
       pageTitles: new Map(
-        pages.map((p) => [`${slugOfSection.get(p.documentation_id) ?? ''}/${p.slug}`, p.title]),
+        format !== 'markdown'
+          ? []
+          : pages.map((p) => [`${slugOfSection.get(p.documentation_id) ?? ''}/${p.slug}`, p.title]),
       ),
     };
     const sectionFolders = new SiblingNames([REFS]);
@@ -156,7 +184,7 @@ export class ExportService {
         published: bool(section.published),
         position: index + 1,
       };
-      writer.add(`${dir}/${SETTINGS}`, Buffer.from(`${JSON.stringify(settings, null, 2)}\n`, 'utf8'));
+      await out.add(`${dir}/${SETTINGS}`, Buffer.from(`${JSON.stringify(settings, null, 2)}\n`, 'utf8'));
       const files = sectionIndex(dir, section, categories, pages);
       const pageCount = files.filter((f) => f.kind === 'page').length;
       entry.documentation.push({
@@ -171,24 +199,23 @@ export class ExportService {
       manifest.counts.documentation++;
       manifest.counts.categories += files.length - pageCount;
       manifest.counts.pages += pageCount;
-      await this.writeIndex(db, writer, manifest, files, format, ctx);
+      await this.writeIndex(db, out, manifest, files, format, ctx);
     }
 
     for (const reference of await repo.references(db, version.id)) {
       const published = bool(reference.published) && reference.format_published !== null;
       const mainFormat = published ? reference.format_published : reference.format_draft;
       if (mainFormat === null) continue;
-      await writer.room();
       const file = `${REFS}/${reference.slug}.${mainFormat}`;
       const text = await repo.definition(db, reference.id, !published);
       if (text === null) continue;
-      writer.add(`${folder}/${file}`, Buffer.from(text, 'utf8'));
+      await out.add(`${folder}/${file}`, Buffer.from(text, 'utf8'));
       let draftFile: string | undefined;
       if (published && reference.format_draft !== null) {
         const draft = await repo.definition(db, reference.id, true);
         if (draft !== null) {
           draftFile = `${REFS}/drafts/${reference.slug}.${reference.format_draft}`;
-          writer.add(`${folder}/${draftFile}`, Buffer.from(draft, 'utf8'));
+          await out.add(`${folder}/${draftFile}`, Buffer.from(draft, 'utf8'));
         }
       }
       entry.references.push({
@@ -207,23 +234,23 @@ export class ExportService {
   /** The files of a section's index, their page contents read a batch at a time. */
   private async writeIndex(
     db: Executor,
-    writer: ArchiveWriter,
+    out: Output,
     manifest: ExportManifest,
     files: readonly IndexFile[],
     format: ExportInput['format'],
     ctx: RenderContext,
   ): Promise<void> {
     for (let start = 0; start < files.length; start += CONTENTS_BATCH) {
-      await writer.room();
+      await setImmediate();
+      out.signal.throwIfAborted();
       const batch = files.slice(start, start + CONTENTS_BATCH);
       const ids = batch.flatMap((f) => (f.kind === 'page' ? [f.page.id] : []));
       const contents = new Map((await repo.contents(db, ids)).map((c) => [c.id, c]));
+      const texts: Array<[string, Buffer]> = [];
       for (const file of batch) {
         if (file.kind === 'category') {
-          writer.add(
-            file.path,
-            Buffer.from(writeIndexEntryFile({ type: 'category', title: file.category.title }), 'utf8'),
-          );
+          const text = writeIndexEntryFile({ type: 'category', title: file.category.title });
+          texts.push([file.path, Buffer.from(text, 'utf8')]);
           continue;
         }
         const { page } = file;
@@ -246,8 +273,10 @@ export class ExportService {
           text = writePageFile({ meta, draft: null, published });
           manifest.warnings.push({ file: file.path, message: `The draft was left out: ${error.message}.` });
         }
-        writer.add(file.path, Buffer.from(text, 'utf8'));
+        texts.push([file.path, Buffer.from(text, 'utf8')]);
       }
+      const packed = await Promise.all(texts.map(([name, bytes]) => packFile(name, bytes)));
+      for (const file of packed) await out.write(file);
     }
   }
 }
