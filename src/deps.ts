@@ -103,7 +103,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     }
   });
   changes.subscribe(searchSubscriber(searchIndex));
-  const versions = new VersionsService(db, reader, clock, changes);
+  const versions = new VersionsService(db, reader, clock, changes, database.dialect);
   const documentation = new DocumentationService(db, reader, clock, changes, versions, database.dialect);
   const keys = new KeysService(db, clock, changes);
   const references = new ReferencesService(db, reader, clock, changes, versions, workers);

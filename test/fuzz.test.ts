@@ -247,6 +247,9 @@ function envelopeProblems(status: number, contentType: string | undefined, body:
   return problems;
 }
 
+/** `/a/../b`, `/a/%2E/b`…: segments the router resolves before it looks for the operation. */
+const dotSegment = (url: string): boolean => /\/(\.|%2e){1,2}(?=\/|\?|$)/i.test(url.split('?')[0] ?? '');
+
 function responseProblems(
   res: {
     status: number;
@@ -438,7 +441,12 @@ function allDrafts(operations: Operation[], known: Known): Draft[] {
       if (draft) drafts.push(draft);
     }
   }
-  return drafts;
+  // Deletes last, sections before versions: what they remove, the other operations' baselines need.
+  const rank = (d: Draft) => (d.op?.method !== 'DELETE' ? 0 : d.op.id === 'deleteVersion' ? 2 : 1);
+  return drafts
+    .map((draft, i) => ({ draft, i }))
+    .sort((a, b) => rank(a.draft) - rank(b.draft) || a.i - b.i)
+    .map(({ draft }) => draft);
 }
 
 /**
@@ -475,7 +483,8 @@ async function send(
           requestId: typeof requestId === 'string' ? requestId : undefined,
           body: draft.method === 'HEAD' ? null : res.body,
         },
-        draft,
+        // A path with a dot segment is resolved to another route before the operation is chosen.
+        dotSegment(sent.url) ? { ...draft, op: null } : draft,
       );
       const cause = typeof requestId === 'string' && status >= 500 ? (causes.get(requestId) ?? '') : '';
       for (const problem of problems)

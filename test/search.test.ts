@@ -133,6 +133,22 @@ describe('search content', () => {
     expect(titles(await hitsOf(api, { query: 'citric' }))).toEqual(['Kettle care']);
   });
 
+  it('indexes a page whose plugin JSON escapes a NUL character, leaving the NUL out', async () => {
+    const w = await createWorld(t.deps);
+    const api = client(t.app, w.key);
+    const content =
+      '$plugin[{"type": "callout", "data": {"type": "info", "title": "Null\\u0000byte", "text": "walrus"}}]$';
+    const id = (
+      await api.post(`/documentation/${w.documentation.id}/page`, { title: 'Escapes', content })
+    ).json<{
+      id: number;
+    }>().id;
+    expect((await api.put(`/page/${id}/publish`)).statusCode).toBe(200);
+    const found = await hitsOf(api, { query: 'walrus' });
+    expect(titles(found)).toEqual(['Escapes']);
+    expect(JSON.stringify(found)).not.toContain('\\u0000');
+  });
+
   it('forgets a version the moment it is unpublished, and finds it again when it is published', async () => {
     const w = await createWorld(t.deps);
     const api = client(t.app, w.key);

@@ -30,7 +30,23 @@ export type ChangeEvent =
   | { type: 'user.created'; projectId: number; user: User }
   | { type: 'version.created'; projectId: number; version: Version }
   | { type: 'version.updated'; projectId: number; version: Version; before: Version }
+  | { type: 'version.deleted'; projectId: number; version: Version }
   | { type: 'documentation.created'; projectId: number; versionId: number; documentation: Documentation }
+  | {
+      type: 'documentation.updated';
+      projectId: number;
+      versionId: number;
+      documentation: Documentation;
+      before: Documentation;
+    }
+  | {
+      type: 'documentation.deleted';
+      projectId: number;
+      versionId: number;
+      documentation: Documentation;
+      /** the section's pages deleted with it (`cascade=true`) */
+      pages: number;
+    }
   | { type: 'category.created'; projectId: number; category: Category }
   | {
       type: 'page.created';
@@ -48,6 +64,10 @@ export type ChangeEvent =
       before: { title: string; slug: string };
       contentChanged: boolean;
       message: string;
+      /** set when the page was moved: its category and parent page afterwards */
+      moved?: { categoryId: number | null; parentId: number | null };
+      /** set when `listed` changed: the new value */
+      listed?: boolean;
     }
   | { type: 'page.published'; projectId: number; page: Page; wasListed: boolean; message: string }
   | {

@@ -1077,8 +1077,13 @@ export function baselineDraft(op: Operation, known: Known): Draft {
     method: op.method,
     template: op.template,
     op,
+    // A delete takes the second of its pool (an unpublished version, an empty section): the first is
+    // what every other operation works on.
     path: Object.fromEntries(
-      op.pathParams.map((p) => [p.name, { ref: p.resource ?? 'page', pick: 0, foreign: false }]),
+      op.pathParams.map((p) => [
+        p.name,
+        { ref: p.resource ?? 'page', pick: op.method === 'DELETE' ? 1 : 0, foreign: false },
+      ]),
     ),
     query: joinQuery(baselineQuery(op, known)),
     auth: 'admin',

@@ -124,6 +124,7 @@ export function client(app: FastifyInstance, key?: string) {
       send('POST', url, { ...(payload !== undefined ? { payload: payload as object } : {}), ...options }),
     put: (url: string, payload?: unknown, options?: Omit<InjectOptions, 'method' | 'url'>) =>
       send('PUT', url, { ...(payload !== undefined ? { payload: payload as object } : {}), ...options }),
+    delete: (url: string, options?: Omit<InjectOptions, 'method' | 'url'>) => send('DELETE', url, options),
     patch: (url: string, payload?: unknown, options?: Omit<InjectOptions, 'method' | 'url'>) =>
       send('PATCH', url, { ...(payload !== undefined ? { payload: payload as object } : {}), ...options }),
     send,

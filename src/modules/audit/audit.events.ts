@@ -107,6 +107,41 @@ export function auditEntries(event: ChangeEvent): AuditEntry[] {
         },
       ];
     }
+    case 'version.deleted':
+      return [
+        {
+          ...content('version', event.version.id, 'DEL'),
+          message: `Version '${event.version.name}' deleted`,
+          details: { slug: event.version.slug },
+        },
+      ];
+    case 'documentation.updated': {
+      const pick = ({ title, slug, published, ordr }: typeof event.documentation) => ({
+        title,
+        slug,
+        published,
+        ordr,
+      });
+      return [
+        {
+          ...content('documentation', event.documentation.id, 'UPD'),
+          message: `Documentation '${event.documentation.title}' updated`,
+          details: {
+            versionId: event.versionId,
+            before: pick(event.before),
+            after: pick(event.documentation),
+          },
+        },
+      ];
+    }
+    case 'documentation.deleted':
+      return [
+        {
+          ...content('documentation', event.documentation.id, 'DEL'),
+          message: `Documentation '${event.documentation.title}' deleted`,
+          details: { versionId: event.versionId, slug: event.documentation.slug, pages: event.pages },
+        },
+      ];
     case 'documentation.created':
       return [
         {
@@ -150,6 +185,8 @@ export function auditEntries(event: ChangeEvent): AuditEntry[] {
             before: event.before,
             after: { title: event.page.title, slug: event.page.slug },
             contentChanged: event.contentChanged,
+            ...(event.moved !== undefined ? { moved: event.moved } : {}),
+            ...(event.listed !== undefined ? { listed: event.listed } : {}),
             historyMessage: event.message,
           },
         },

@@ -1,7 +1,8 @@
+import { decodeCursor, encodeCursor } from '../../shared/cursor.ts';
 import type { Kysely } from 'kysely';
 import type { UseCaseContext } from '../../auth/actor.ts';
 import type { Database } from '../../db/schema.ts';
-import { BadRequestError, InvalidFieldError, PlanUpgradeRequiredError } from '../../errors.ts';
+import { InvalidFieldError, PlanUpgradeRequiredError } from '../../errors.ts';
 import { parseApiDate, toStoredDate } from '../../shared/dates.ts';
 import { presentAuditEntry } from './audit.presenter.ts';
 import { auditRepository as repo } from './audit.repository.ts';
@@ -63,16 +64,4 @@ function parseScopes(query: AuditQueryInput): AuditScope[] {
     );
   }
   return [...new Set(given)] as AuditScope[];
-}
-
-const encodeCursor = (id: number): string => Buffer.from(`before:${id}`).toString('base64url');
-
-function decodeCursor(cursor: string): number {
-  const match = /^before:(\d{1,10})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  // Ids are 32-bit on PostgreSQL: a larger one was never given, and the database would refuse it.
-  if (!match || Number(match[1]) > 2_147_483_647)
-    throw new BadRequestError('query.cursor is not a cursor this API gave.', [
-      { field: 'query.cursor', message: 'is not a cursor this API gave' },
-    ]);
-  return Number(match[1]);
 }

@@ -1,4 +1,4 @@
-import type { Insertable, Selectable } from 'kysely';
+import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { DialectName } from '../../db/dialect.ts';
 import type { Executor } from '../../db/executor.ts';
 import type { CategoriesTable, DocumentationTable } from '../../db/schema.ts';
@@ -73,6 +73,44 @@ export const documentationRepository = {
         .executeTakeFirst(),
     ]);
     return Math.max(Number(pages?.max ?? 0), Number(categories?.max ?? 0)) + 1;
+  },
+
+  update(db: Executor, id: number, values: Updateable<DocumentationTable>): Promise<DocumentationRow> {
+    return mapUnique(() =>
+      db
+        .updateTable('documentation')
+        .set(values)
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirstOrThrow(),
+    );
+  },
+
+  /** Gives the live sections of a version the order of `ids`: `ordr` 0, 1, 2… */
+  async renumber(db: Executor, ids: readonly number[]): Promise<void> {
+    for (const [ordr, id] of ids.entries()) {
+      await db.updateTable('documentation').set({ ordr }).where('id', '=', id).execute();
+    }
+  },
+
+  async countLivePages(db: Executor, documentationId: number): Promise<number> {
+    const row = await db
+      .selectFrom('pages')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('documentation_id', '=', documentationId)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    return Number(row?.n ?? 0);
+  },
+
+  /** Deletes a section's live pages with it (soft, like the section). */
+  async deletePages(db: Executor, documentationId: number, at: string): Promise<void> {
+    await db
+      .updateTable('pages')
+      .set({ deleted_at: at, updated: at })
+      .where('documentation_id', '=', documentationId)
+      .where('deleted_at', 'is', null)
+      .execute();
   },
 
   insertCategory(db: Executor, values: Insertable<CategoriesTable>): Promise<CategoryRow> {

@@ -2,7 +2,15 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { contextOf } from '../../http/change-context.ts';
 import { errorResponses, IdParam } from '../../http/schemas.ts';
-import { DocumentationSchema } from './documentation.schemas.ts';
+import {
+  CategoryCreateBody,
+  CategorySchema,
+  DeleteQuery,
+  DocumentationCreateBody,
+  DocumentationSchema,
+  DocumentationUpdateBody,
+} from './documentation.schemas.ts';
+import { EmptyObject } from '../versions/versions.schemas.ts';
 import type { DocumentationService } from './documentation.service.ts';
 
 export const documentationRoutes: FastifyPluginAsyncTypebox<{ documentation: DocumentationService }> = async (
@@ -22,5 +30,79 @@ export const documentationRoutes: FastifyPluginAsyncTypebox<{ documentation: Doc
       },
     },
     (request) => documentation.listForVersion(contextOf(request), request.params.versionId),
+  );
+
+  app.post(
+    '/version/:versionId/documentation',
+    {
+      config: { operation: 'createDocumentation', permission: 'documentation.edit', body: 'json' },
+      schema: {
+        operationId: 'createDocumentation',
+        summary: 'Create a documentation section in a version, placed after the others',
+        tags: ['documentation'],
+        params: IdParam('versionId', 'Version ID'),
+        body: DocumentationCreateBody,
+        response: { 201: DocumentationSchema, ...errorResponses(404, 409, 413, 415) },
+      },
+    },
+    async (request, reply) =>
+      reply
+        .code(201)
+        .send(await documentation.create(contextOf(request), request.params.versionId, request.body)),
+  );
+
+  app.put(
+    '/documentation/:id',
+    {
+      config: { operation: 'updateDocumentation', permission: 'documentation.edit', body: 'json' },
+      schema: {
+        operationId: 'updateDocumentation',
+        summary: 'Update a section: title, slug, published, place (ordr)',
+        tags: ['documentation'],
+        params: IdParam('id', 'Documentation ID'),
+        body: DocumentationUpdateBody,
+        response: { 200: DocumentationSchema, ...errorResponses(404, 409, 413, 415) },
+      },
+    },
+    (request) => documentation.update(contextOf(request), request.params.id, request.body),
+  );
+
+  app.delete(
+    '/documentation/:id',
+    {
+      config: { operation: 'deleteDocumentation', permission: 'documentation.edit' },
+      schema: {
+        operationId: 'deleteDocumentation',
+        summary: 'Delete a section (409 while it holds pages, unless cascade=true)',
+        tags: ['documentation'],
+        params: IdParam('id', 'Documentation ID'),
+        querystring: DeleteQuery,
+        response: { 200: EmptyObject, ...errorResponses(404, 409) },
+      },
+    },
+    (request) => documentation.delete(contextOf(request), request.params.id, request.query.cascade ?? false),
+  );
+
+  app.post(
+    '/documentation/:id/category',
+    {
+      config: { operation: 'createCategory', permission: 'documentation.edit', body: 'json' },
+      schema: {
+        operationId: 'createCategory',
+        summary: "Add a category at the end of a section's index",
+        tags: ['documentation'],
+        params: IdParam('id', 'Documentation ID'),
+        body: CategoryCreateBody,
+        response: { 201: CategorySchema, ...errorResponses(404, 413, 415) },
+      },
+    },
+    async (request, reply) => {
+      const category = await documentation.createCategory(
+        contextOf(request),
+        request.params.id,
+        request.body.title,
+      );
+      return reply.code(201).send({ id: category.id, title: category.title, position: category.position });
+    },
   );
 };

@@ -4,9 +4,9 @@ import type { Clock } from '../../clock.ts';
 import type { DialectName } from '../../db/dialect.ts';
 import { int, type Executor } from '../../db/executor.ts';
 import type { Database } from '../../db/schema.ts';
-import { nextOrdr, pickSlug } from '../../db/siblings.ts';
+import { nextOrdr, pickSlug, slugConflict } from '../../db/siblings.ts';
 import { inTransaction } from '../../db/transaction.ts';
-import { NotFoundError } from '../../errors.ts';
+import { BadRequestError, ConflictError, NotFoundError, UniqueViolationError } from '../../errors.ts';
 import type { ChangeRecorder } from '../../events/change-recorder.ts';
 import { toStoredDate } from '../../shared/dates.ts';
 import { assertSlug } from '../../shared/slug.ts';
@@ -28,6 +28,14 @@ export interface DocumentationCreateInput {
   title: string;
   slug?: string;
   published?: boolean;
+}
+
+export interface DocumentationUpdateInput {
+  title?: string;
+  slug?: string;
+  published?: boolean;
+  /** the section's place among its version's sections, from 0; past the end means last */
+  ordr?: number;
 }
 
 export type { CategoryRow, DocumentationRow };
@@ -99,6 +107,96 @@ export class DocumentationService {
         documentation,
       });
       return documentation;
+    });
+  }
+
+  /**
+   * Renames, re-slugs, publishes or moves a section. A new `ordr` is its place among the version's
+   * sections: the others close up around it and all are numbered again from 0.
+   */
+  async update(ctx: UseCaseContext, id: number, input: DocumentationUpdateInput): Promise<Documentation> {
+    if (Object.values(input).every((value) => value === undefined)) {
+      throw new BadRequestError('Give at least one of title, slug, published, ordr.', [
+        { field: 'body', message: 'must have at least one of title, slug, published, ordr' },
+      ]);
+    }
+    if (input.title !== undefined) assertNotBlank('body.title', input.title);
+    if (input.slug !== undefined) assertSlug('body.slug', input.slug);
+    return inTransaction(this.db, ctx, async (tx) => {
+      const trx = tx.transaction;
+      const before = await this.resolve(trx, ctx.scope, id);
+      await this.versions.lockSections(trx, before.version_id);
+      if (input.slug !== undefined && input.slug !== before.slug) {
+        await pickSlug(trx, 'documentation', before.version_id, {
+          kind: 'documentation',
+          explicit: input.slug,
+          title: before.title,
+          fallback: 'documentation',
+          self: id,
+        });
+      }
+      let row: DocumentationRow;
+      try {
+        row = await repo.update(trx, id, {
+          ...(input.title !== undefined ? { title: input.title } : {}),
+          ...(input.slug !== undefined ? { slug: input.slug } : {}),
+          ...(input.published !== undefined ? { published: int(input.published) } : {}),
+          updated: toStoredDate(this.clock.now()),
+        });
+      } catch (error) {
+        if (error instanceof UniqueViolationError && input.slug !== undefined) {
+          throw slugConflict('documentation', input.slug);
+        }
+        throw error;
+      }
+      if (input.ordr !== undefined) {
+        const others = (await repo.listByVersion(trx, before.version_id)).filter((d) => d.id !== id);
+        const at = Math.min(input.ordr, others.length);
+        await repo.renumber(trx, [
+          ...others.slice(0, at).map((d) => d.id),
+          id,
+          ...others.slice(at).map((d) => d.id),
+        ]);
+        row = (await repo.findById(trx, ctx.scope.project.id, id)) ?? row;
+      }
+      const documentation = presentDocumentation(row);
+      await this.changes.record(tx, {
+        type: 'documentation.updated',
+        projectId: ctx.scope.project.id,
+        versionId: before.version_id,
+        documentation,
+        before: presentDocumentation(before),
+      });
+      return documentation;
+    });
+  }
+
+  /**
+   * Deletes a section (soft, like pages: the rows stay, with `deleted_at`). A section that holds pages
+   * is deleted only with `cascade`, and its pages with it; they leave every read and search at once.
+   */
+  async delete(ctx: UseCaseContext, id: number, cascade: boolean): Promise<Record<string, never>> {
+    return inTransaction(this.db, ctx, async (tx) => {
+      const trx = tx.transaction;
+      const section = await this.resolve(trx, ctx.scope, id);
+      await this.lockIndex(trx, section.id);
+      const pages = await repo.countLivePages(trx, section.id);
+      if (pages > 0 && !cascade) {
+        throw new ConflictError(
+          `Documentation ${id} holds ${pages} page(s): delete them first, or delete with cascade=true.`,
+        );
+      }
+      const now = toStoredDate(this.clock.now());
+      if (pages > 0) await repo.deletePages(trx, section.id, now);
+      const deleted = await repo.update(trx, section.id, { deleted_at: now, updated: now });
+      await this.changes.record(tx, {
+        type: 'documentation.deleted',
+        projectId: ctx.scope.project.id,
+        versionId: section.version_id,
+        documentation: presentDocumentation(deleted),
+        pages,
+      });
+      return {};
     });
   }
 

@@ -64,6 +64,36 @@ export class PageReader {
     return this.serialise(view, query.format ?? 'darkdown', ctx.transaction);
   }
 
+  /**
+   * A revision of a page as a Page answer: the revision's title, slug and contents (rendered like the
+   * page's own), the page's id and listing, and `updated` the revision's date. Never cached.
+   */
+  async revisionJson(
+    ctx: UseCaseContext,
+    id: number,
+    revision: {
+      title: string;
+      slug: string;
+      content_draft: string | null;
+      content_published: string | null;
+      created: string;
+    },
+    format: PageFormat,
+  ): Promise<string | Buffer> {
+    const view = await this.queries.readView(ctx.transaction, ctx.scope.project.id, id);
+    if (!view) throw new NotFoundError(`Page ${id} not found.`);
+    assertVersionInScope(ctx.scope, view.version_id);
+    const at: PageView<Source> = {
+      ...view,
+      title: revision.title,
+      slug: revision.slug,
+      content_draft: revision.content_draft,
+      content_published: revision.content_published,
+      updated: revision.created,
+    };
+    return this.serialise(at, format, ctx.transaction);
+  }
+
   private async serialise(
     view: PageView<Source>,
     format: PageFormat,

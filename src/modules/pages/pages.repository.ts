@@ -208,6 +208,49 @@ export const pagesRepository = {
       .execute();
   },
 
+  /** Where a page stands, deleted or not, with its version (for the key's scope). */
+  placementOf(db: Executor, id: number) {
+    return db
+      .selectFrom('pages as p')
+      .innerJoin('documentation as d', 'd.id', 'p.documentation_id')
+      .select([
+        'p.id',
+        'p.documentation_id',
+        'd.version_id',
+        'p.category_id',
+        'p.parent_page_id',
+        'p.position',
+        'p.deleted_at',
+      ])
+      .where('p.id', '=', id)
+      .executeTakeFirst();
+  },
+
+  async place(
+    db: Executor,
+    id: number,
+    values: Pick<Updateable<PagesTable>, 'category_id' | 'parent_page_id' | 'position'>,
+  ): Promise<void> {
+    await db.updateTable('pages').set(values).where('id', '=', id).execute();
+  },
+
+  /** The live children of some pages. */
+  async childrenOf(db: Executor, ids: readonly number[]): Promise<number[]> {
+    if (ids.length === 0) return [];
+    const rows = await db
+      .selectFrom('pages')
+      .select('id')
+      .where('parent_page_id', 'in', ids)
+      .where('deleted_at', 'is', null)
+      .execute();
+    return rows.map((r) => r.id);
+  },
+
+  async setCategory(db: Executor, ids: readonly number[], categoryId: number | null): Promise<void> {
+    if (ids.length === 0) return;
+    await db.updateTable('pages').set({ category_id: categoryId }).where('id', 'in', ids).execute();
+  },
+
   async lastPositionInCategory(db: Executor, categoryId: number): Promise<number | null> {
     const row = await db
       .selectFrom('pages')
@@ -245,5 +288,50 @@ export const pagesRepository = {
 
   async insertHistory(db: Executor, values: Insertable<PageHistoryTable>): Promise<void> {
     await db.insertInto('page_history').values(values).execute();
+  },
+
+  /** How many revisions a page has, or has up to (and with) one of them. */
+  async countRevisions(db: Executor, pageId: number, upToId?: number): Promise<number> {
+    let query = db
+      .selectFrom('page_history')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('page_id', '=', pageId);
+    if (upToId !== undefined) query = query.where('id', '<=', upToId);
+    const row = await query.executeTakeFirst();
+    return Number(row?.n ?? 0);
+  },
+
+  /** Revisions of a page, newest first, before a revision's id; with the user of the key that made each. */
+  revisions(db: Executor, pageId: number, beforeId: number | null, limit: number) {
+    let query = db
+      .selectFrom('page_history as h')
+      .leftJoin('api_keys as k', 'k.id', 'h.api_key_id')
+      .leftJoin('users as u', 'u.id', 'k.user_id')
+      .select([
+        'h.id',
+        'h.operation',
+        'h.message',
+        'h.title',
+        'h.slug',
+        'h.created',
+        'u.id as user_id',
+        'u.email as user_email',
+        'u.name as user_name',
+      ])
+      .where('h.page_id', '=', pageId);
+    if (beforeId !== null) query = query.where('h.id', '<', beforeId);
+    return query.orderBy('h.id', 'desc').limit(limit).execute();
+  },
+
+  /** The page's revision number `revision` (1 is the first), with its contents. */
+  revision(db: Executor, pageId: number, revision: number) {
+    return db
+      .selectFrom('page_history')
+      .select(['id', 'title', 'slug', 'content_draft', 'content_published', 'created'])
+      .where('page_id', '=', pageId)
+      .orderBy('id')
+      .limit(1)
+      .offset(revision - 1)
+      .executeTakeFirst();
   },
 };

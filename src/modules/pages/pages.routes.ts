@@ -8,6 +8,7 @@ import {
   PageSchema,
   PageUpdateBody,
 } from './pages.schemas.ts';
+import { HistoryQuery, RevisionListSchema, RevisionParams } from './pages.history.schemas.ts';
 import type { PagesService } from './pages.service.ts';
 
 export const pagesRoutes: FastifyPluginAsyncTypebox<{ pages: PagesService }> = async (app, { pages }) => {
@@ -100,5 +101,63 @@ export const pagesRoutes: FastifyPluginAsyncTypebox<{ pages: PagesService }> = a
       // is, and the 200 schema still documents its shape.
       return reply.type('application/json; charset=utf-8').send(body as never);
     },
+  );
+
+  app.get(
+    '/page/:id/history',
+    {
+      config: { operation: 'listPageHistory', permission: 'page.read' },
+      schema: {
+        operationId: 'listPageHistory',
+        summary: "A page's revisions, newest first",
+        description:
+          'Every create, update and publish, numbered from 1. Pass the returned cursor back for more.',
+        tags: ['pages'],
+        params: IdParam('id', 'Page ID'),
+        querystring: HistoryQuery,
+        response: { 200: RevisionListSchema, ...errorResponses(404) },
+      },
+    },
+    (request) => pages.history(contextOf(request), request.params.id, request.query),
+  );
+
+  app.get(
+    '/page/:id/history/:revision',
+    {
+      config: { operation: 'readPageRevision', permission: 'page.read' },
+      schema: {
+        operationId: 'readPageRevision',
+        summary: 'One revision of a page, its contents in the chosen format',
+        tags: ['pages'],
+        params: RevisionParams,
+        querystring: PageFormatQuery,
+        response: { 200: PageSchema, ...errorResponses(404) },
+      },
+    },
+    async (request, reply) => {
+      const { id, revision } = request.params;
+      const body = await pages.revisionJson(
+        contextOf(request),
+        id,
+        revision,
+        request.query.format ?? 'darkdown',
+      );
+      return reply.type('application/json; charset=utf-8').send(body as never);
+    },
+  );
+
+  app.post(
+    '/page/:id/history/:revision/restore',
+    {
+      config: { operation: 'restorePageRevision', permission: 'page.edit' },
+      schema: {
+        operationId: 'restorePageRevision',
+        summary: "Make a revision's content the page's draft again (a new revision)",
+        tags: ['pages'],
+        params: RevisionParams,
+        response: { 200: PageSchema, ...errorResponses(404) },
+      },
+    },
+    (request) => pages.restoreRevision(contextOf(request), request.params.id, request.params.revision),
   );
 };

@@ -50,6 +50,21 @@ export const PageUpdateBody = Type.Object(
     slug: Type.Optional(Slug),
     content: Type.Optional(Content),
     message: Type.Optional(Message),
+    listed: Type.Optional(Type.Boolean({ description: 'Whether the page shows in its section’s index' })),
+    categoryTitle: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 255,
+        description:
+          'Moves the page (and its children) into this category of its section, after its last page',
+      }),
+    ),
+    parentId: Type.Optional(
+      Type.Union([Type.Integer({ minimum: 1, maximum: 2147483647 }), Type.Null()], {
+        description:
+          'Makes the page a child of this page of its section (last among its children); null: top level',
+      }),
+    ),
   },
   { title: 'PageUpdate' },
 );

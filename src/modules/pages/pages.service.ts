@@ -21,6 +21,8 @@ import type { DocumentationService } from '../documentation/documentation.servic
 import type { VersionsService } from '../versions/versions.service.ts';
 import { PageResponseCache } from './page-responses.ts';
 import { presentPage, type Page } from './pages.presenter.ts';
+import { PageHistory, type RevisionList } from './pages.history.ts';
+import { PagePlacer } from './pages.placement.ts';
 import { PageReader } from './pages.reader.ts';
 import type { WorkerPool } from '../../workers/pool.ts';
 import { PageRenderer, type RenderCacheOptions, type RenderStats } from './pages.renderer.ts';
@@ -40,7 +42,7 @@ export interface PagePlacement {
 }
 
 /** What an update may change: the API's fields, and for callers inside Quire whether the page is listed. */
-export type PageChanges = PageUpdateInput & { listed?: boolean };
+export type PageChanges = PageUpdateInput;
 
 /** Pages: create, update and publish here (one transaction each, history and change event inside it); reads in PageReader. */
 export class PagesService {
@@ -48,6 +50,8 @@ export class PagesService {
   private readonly queries: PageQueries;
   private readonly renderer: PageRenderer;
   private readonly reader: PageReader;
+  private readonly placer: PagePlacer;
+  private readonly revisions: PageHistory;
 
   constructor(
     database: DatabaseHandle,
@@ -61,6 +65,8 @@ export class PagesService {
     this.db = database.db;
     this.queries = new PageQueries(database);
     this.renderer = new PageRenderer(this.queries, workers, renderCache);
+    this.placer = new PagePlacer(documentation);
+    this.revisions = new PageHistory(database.reader, this.queries);
     this.reader = new PageReader(
       database.reader,
       this.queries,
@@ -80,6 +86,30 @@ export class PagesService {
     return this.reader.getBySlugs(ctx, query);
   }
 
+  /** `GET /page/{id}/history`: the page's revisions, newest first. */
+  history(ctx: UseCaseContext, id: number, query: { hits?: number; cursor?: string }): Promise<RevisionList> {
+    return this.revisions.list(ctx, id, query);
+  }
+
+  /** `GET /page/{id}/history/{revision}`: that revision as a Page answer. */
+  async revisionJson(
+    ctx: UseCaseContext,
+    id: number,
+    revision: number,
+    format: PageFormat,
+  ): Promise<string | Buffer> {
+    return this.reader.revisionJson(ctx, id, await this.revisions.revision(ctx, id, revision), format);
+  }
+
+  /** A revision's content becomes the draft again, as a new revision (`Restored revision N`). */
+  async restoreRevision(ctx: UseCaseContext, id: number, revision: number): Promise<Page> {
+    return inTransaction(this.db, ctx, async (tx) => {
+      const row = await this.revisions.revision(tx, id, revision);
+      const content = row.content_draft ?? row.content_published ?? '';
+      return this.update(tx, id, { content, message: `Restored revision ${revision}` });
+    });
+  }
+
   renderStats(): RenderStats {
     return this.renderer.stats();
   }
@@ -97,7 +127,12 @@ export class PagesService {
       const trx = tx.transaction;
       const section = await this.documentation.resolve(trx, ctx.scope, documentationId);
       await this.documentation.lockIndex(trx, section.id);
-      const placement = await this.placement(trx, section.id, input.categoryTitle, at.categoryId ?? null);
+      const placement = await this.placer.placeNew(
+        trx,
+        section.id,
+        input.categoryTitle,
+        at.categoryId ?? null,
+      );
       const parentId = at.parentId ?? null;
       if (parentId !== null) {
         const parent = await this.view(trx, ctx.scope, parentId);
@@ -142,15 +177,23 @@ export class PagesService {
   }
 
   async update(ctx: UseCaseContext, id: number, input: PageChanges): Promise<Page> {
-    if (
-      input.title === undefined &&
-      input.slug === undefined &&
-      input.content === undefined &&
-      input.listed === undefined
-    ) {
-      throw new BadRequestError('Give at least one of title, slug, content.', [
-        { field: 'body', message: 'must have at least one of title, slug, content' },
-      ]);
+    const { message: _message, ...changes } = input;
+    if (Object.values(changes).every((value) => value === undefined)) {
+      throw new BadRequestError(
+        'Give at least one of title, slug, content, listed, categoryTitle, parentId.',
+        [
+          {
+            field: 'body',
+            message: 'must have at least one of title, slug, content, listed, categoryTitle, parentId',
+          },
+        ],
+      );
+    }
+    if (input.categoryTitle !== undefined && input.parentId !== undefined && input.parentId !== null) {
+      throw new InvalidFieldError(
+        'body.parentId',
+        "cannot be given with categoryTitle: a child page is in its parent's category",
+      );
     }
     if (input.title !== undefined) assertNotBlank('body.title', input.title);
     if (input.slug !== undefined) assertSlug('body.slug', input.slug);
@@ -171,6 +214,13 @@ export class PagesService {
       } else if (input.title !== undefined) {
         slug = await this.regeneratedSlug(trx, before, input.title);
       }
+      const moved =
+        input.categoryTitle !== undefined || input.parentId !== undefined
+          ? await this.placer.move(trx, ctx.scope, before, {
+              categoryTitle: input.categoryTitle,
+              parentId: input.parentId,
+            })
+          : undefined;
       await explicitSlug(input.slug, () =>
         repo.update(trx, id, {
           ...(input.title !== undefined ? { title: input.title } : {}),
@@ -188,6 +238,10 @@ export class PagesService {
         before: { title: before.title, slug: before.slug },
         contentChanged: input.content !== undefined && input.content !== before.content_draft,
         message,
+        ...(moved !== undefined ? { moved } : {}),
+        ...(input.listed !== undefined && int(input.listed) !== before.listed
+          ? { listed: input.listed }
+          : {}),
       }));
     });
   }
@@ -224,46 +278,6 @@ export class PagesService {
     if (!view) throw new NotFoundError(`Page ${id} not found.`);
     assertVersionInScope(scope, view.version_id);
     return view;
-  }
-
-  /**
-   * Where a new page goes in the section's index (shared by categories and pages): after the named
-   * category's last page (or right after the category), moving later entries down; otherwise at the end.
-   */
-  private async placement(
-    db: Executor,
-    documentationId: number,
-    categoryTitle: string | undefined,
-    categoryId: number | null,
-  ): Promise<{ categoryId: number | null; position: number }> {
-    if (categoryId !== null) {
-      const category = (await repo.categories(db, documentationId)).find((c) => c.id === categoryId);
-      if (!category)
-        throw new InvalidFieldError('categoryId', `names no category of documentation ${documentationId}`);
-      return this.afterCategory(db, documentationId, category);
-    }
-    if (categoryTitle === undefined) {
-      return { categoryId: null, position: await this.documentation.nextPosition(db, documentationId) };
-    }
-    const wanted = foldCase(categoryTitle);
-    const category = (await repo.categories(db, documentationId)).find((c) => foldCase(c.title) === wanted);
-    if (!category) {
-      throw new InvalidFieldError(
-        'body.categoryTitle',
-        `matches no category of documentation ${documentationId}`,
-      );
-    }
-    return this.afterCategory(db, documentationId, category);
-  }
-
-  private async afterCategory(
-    db: Executor,
-    documentationId: number,
-    category: { id: number; position: number },
-  ): Promise<{ categoryId: number; position: number }> {
-    const position = ((await repo.lastPositionInCategory(db, category.id)) ?? category.position) + 1;
-    await repo.shiftFrom(db, documentationId, position);
-    return { categoryId: category.id, position };
   }
 
   /**
@@ -310,8 +324,6 @@ export class PagesService {
     return page;
   }
 }
-
-const foldCase = (text: string): string => text.normalize('NFC').trim().toLocaleLowerCase('und');
 
 /** A unique violation on a slug the caller chose is their conflict (409), not a race to retry. */
 async function explicitSlug<T>(explicit: string | undefined, write: () => Promise<T>): Promise<T> {

@@ -18,6 +18,18 @@ export function searchSubscriber(indexer: SearchIndexer): ChangeSubscriber {
           return indexer.version(trx, event.version.id);
         }
         return;
+      case 'version.deleted':
+        return indexer.version(trx, event.version.id);
+      case 'documentation.updated':
+        if (
+          event.documentation.published !== event.before.published ||
+          event.documentation.slug !== event.before.slug
+        ) {
+          return indexer.version(trx, event.versionId);
+        }
+        return;
+      case 'documentation.deleted':
+        return indexer.version(trx, event.versionId);
       case 'reference.uploaded':
         if (event.published) return indexer.reference(trx, event.reference.id);
         return;

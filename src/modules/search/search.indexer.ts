@@ -32,7 +32,14 @@ export const operationsInPlace: OperationsReader = (definition, format) => {
 /** Rows are written this many at a time (14 values each, far below either database's limit). */
 const BATCH = 200;
 /** The control characters the engines' highlights are marked with; never part of indexed text. */
-const withoutMarks = (text: string): string => text.replaceAll('\u0001', ' ').replaceAll('\u0002', ' ');
+/**
+ * Text for the index: without the engine's mark characters, and without NUL, which a page can carry
+ * only escaped (`\u0000` in a plugin's JSON) but which the derived text then holds as it is, and which
+ * PostgreSQL refuses in text.
+ */
+const withoutMarks = (text: string): string =>
+  // eslint-disable-next-line no-control-regex
+  text.replace(/[\u0000-\u0002]/g, (c) => (c === '\u0000' ? '' : ' '));
 
 /** Live pages of live, published sections of published versions, listed, with published contents. */
 const visiblePages = (db: Executor) =>

@@ -1,3 +1,4 @@
+import type { DialectName } from '../../db/dialect.ts';
 import type { Executor } from '../../db/executor.ts';
 import type { VersionsTable } from '../../db/schema.ts';
 import { mapUnique } from '../../db/unique.ts';
@@ -25,6 +26,31 @@ export const versionsRepository = {
       .orderBy('id')
       .limit(1)
       .executeTakeFirst();
+  },
+
+  /**
+   * Serialises the writers of one project's versions on PostgreSQL (a row lock on the project, held
+   * to commit), so that two deletes cannot each see the other's version as the published one left.
+   */
+  async lockProject(db: Executor, dialect: DialectName, projectId: number): Promise<void> {
+    if (dialect !== 'postgres') return;
+    await db.selectFrom('projects').select('id').where('id', '=', projectId).forUpdate().execute();
+  },
+
+  async lockVersion(db: Executor, dialect: DialectName, versionId: number): Promise<void> {
+    if (dialect !== 'postgres') return;
+    await db.selectFrom('versions').select('id').where('id', '=', versionId).forUpdate().execute();
+  },
+
+  async countPublished(db: Executor, projectId: number): Promise<number> {
+    const row = await db
+      .selectFrom('versions')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('project_id', '=', projectId)
+      .where('deleted_at', 'is', null)
+      .where('published', '=', 1)
+      .executeTakeFirst();
+    return Number(row?.n ?? 0);
   },
 
   list(db: Executor, projectId: number): Promise<VersionRow[]> {

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { contextOf } from '../../http/change-context.ts';
 import { errorResponses, IdParam } from '../../http/schemas.ts';
 import type { VersionsService } from './versions.service.ts';
-import { VersionSchema, VersionUpdateBody } from './versions.schemas.ts';
+import { EmptyObject, VersionCreateBody, VersionSchema, VersionUpdateBody } from './versions.schemas.ts';
 
 export const versionsRoutes: FastifyPluginAsyncTypebox<{ versions: VersionsService }> = async (
   app,
@@ -37,5 +37,38 @@ export const versionsRoutes: FastifyPluginAsyncTypebox<{ versions: VersionsServi
       },
     },
     (request) => versions.update(contextOf(request), request.params.id, request.body),
+  );
+
+  app.post(
+    '/version',
+    {
+      config: { operation: 'createVersion', permission: 'version.edit', body: 'json' },
+      schema: {
+        operationId: 'createVersion',
+        summary: 'Create a version, placed after the others',
+        description:
+          'The slug is made from the name when absent (unique in the project); unpublished by default.',
+        tags: ['versions'],
+        body: VersionCreateBody,
+        response: { 201: VersionSchema, ...errorResponses(409, 413, 415) },
+      },
+    },
+    async (request, reply) => reply.code(201).send(await versions.create(contextOf(request), request.body)),
+  );
+
+  app.delete(
+    '/version/:id',
+    {
+      config: { operation: 'deleteVersion', permission: 'version.edit' },
+      schema: {
+        operationId: 'deleteVersion',
+        summary: 'Delete a version and everything in it',
+        description: "409 for the project's last published version.",
+        tags: ['versions'],
+        params: IdParam('id', 'Version ID'),
+        response: { 200: EmptyObject, ...errorResponses(404, 409) },
+      },
+    },
+    (request) => versions.delete(contextOf(request), request.params.id),
   );
 };

@@ -22,3 +22,16 @@ export const VersionUpdateBody = Type.Object(
   },
   { title: 'VersionUpdate' },
 );
+
+export const VersionCreateBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    slug: Type.Optional(
+      Type.String({ pattern: SLUG_PATTERN, description: 'Generated from the name when absent' }),
+    ),
+    published: Type.Optional(Type.Boolean({ default: false })),
+  },
+  { title: 'VersionCreate' },
+);
+
+export const EmptyObject = Type.Object({}, { additionalProperties: false, title: 'Empty' });

@@ -1,11 +1,12 @@
 import type { Kysely } from 'kysely';
 import { assertVersionInScope, canSeeVersion, type Scope, type UseCaseContext } from '../../auth/actor.ts';
 import type { Clock } from '../../clock.ts';
+import type { DialectName } from '../../db/dialect.ts';
 import { int, type Executor } from '../../db/executor.ts';
 import type { Database } from '../../db/schema.ts';
 import { nextOrdr, pickSlug, slugConflict } from '../../db/siblings.ts';
 import { inTransaction } from '../../db/transaction.ts';
-import { BadRequestError, NotFoundError, UniqueViolationError } from '../../errors.ts';
+import { BadRequestError, ConflictError, NotFoundError, UniqueViolationError } from '../../errors.ts';
 import type { ChangeRecorder } from '../../events/change-recorder.ts';
 import { toStoredDate } from '../../shared/dates.ts';
 import { assertVersionSlug, RESERVED_VERSION_SLUGS } from '../../shared/slug.ts';
@@ -36,6 +37,7 @@ export class VersionsService {
     private readonly reader: Kysely<Database>,
     private readonly clock: Clock,
     private readonly changes: ChangeRecorder,
+    private readonly dialect: DialectName,
   ) {}
 
   async list(ctx: UseCaseContext): Promise<Version[]> {
@@ -61,6 +63,11 @@ export class VersionsService {
     if (!row) throw new NotFoundError(`${label} not found.`);
     assertVersionInScope(scope, row.id);
     return row;
+  }
+
+  /** Serialises the writers of a version's list of sections on PostgreSQL (a row lock on the version). */
+  lockSections(db: Executor, versionId: number): Promise<void> {
+    return repo.lockVersion(db, this.dialect, versionId);
   }
 
   /** A version of the scope's project, placed after the others. */
@@ -126,6 +133,29 @@ export class VersionsService {
         before: presentVersion(before),
       });
       return version;
+    });
+  }
+
+  /**
+   * Deletes a version: it and everything in it leave every read at once. The row stays (with
+   * `deleted_at`), keeping its slug. The project's last published version cannot go: readers would
+   * have no default version left.
+   */
+  async delete(ctx: UseCaseContext, id: number): Promise<Record<string, never>> {
+    return inTransaction(this.db, ctx, async (tx) => {
+      const trx = tx.transaction;
+      const projectId = ctx.scope.project.id;
+      await repo.lockProject(trx, this.dialect, projectId);
+      const row = await this.resolve(trx, ctx.scope, { id });
+      if (row.published === 1 && (await repo.countPublished(trx, projectId)) <= 1) {
+        throw new ConflictError(
+          `Version ${id} is the project's last published version: publish another one before deleting it.`,
+        );
+      }
+      const now = toStoredDate(this.clock.now());
+      const deleted = await repo.update(trx, id, { deleted_at: now, updated: now });
+      await this.changes.record(tx, { type: 'version.deleted', projectId, version: presentVersion(deleted) });
+      return {};
     });
   }
 }
