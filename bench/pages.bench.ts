@@ -6,6 +6,8 @@
  *   node --import tsx bench/pages.bench.ts [--pages 10000] [--duration 10] [--connections 50] [--rounds 1]
  *                                          [--data $TMPDIR/quire-bench-pages] [--port 18480] [--fixed-port 18481]
  *
+ * A last run sends each page's current ETag in If-None-Match: 304 answers, no body.
+ *
  * Goal: `GET /page/{id}?format=html` reaches at least a third of the fixed route's requests per
  * second, with p99 under 10 ms.
  */
@@ -43,8 +45,17 @@ async function fixedServer(port: number, databaseFile: string): Promise<void> {
   await app.listen({ host: '127.0.0.1', port });
 }
 
-/** Reads every page once in the format, so the measured run sees what a long-running server sees. */
-async function warm(base: string, key: string, ids: readonly number[], format: string): Promise<void> {
+/**
+ * Reads every page once in the format, so the measured run sees what a long-running server sees.
+ * Returns each page's ETag, for the conditional run.
+ */
+async function warm(
+  base: string,
+  key: string,
+  ids: readonly number[],
+  format: string,
+): Promise<Map<number, string>> {
+  const tags = new Map<number, string>();
   let next = 0;
   const worker = async () => {
     while (next < ids.length) {
@@ -54,9 +65,12 @@ async function warm(base: string, key: string, ids: readonly number[], format: s
       });
       if (res.status !== 200) throw new Error(`warm-up read of page ${id} answered ${res.status}`);
       await res.arrayBuffer();
+      const tag = res.headers.get('etag');
+      if (id !== undefined && tag !== null) tags.set(id, tag);
     }
   };
   await Promise.all(Array.from({ length: 16 }, worker));
+  return tags;
 }
 
 async function main(): Promise<void> {
@@ -91,7 +105,7 @@ async function main(): Promise<void> {
     const quire = `http://127.0.0.1:${quirePort}`;
     const fixed = `http://127.0.0.1:${fixedPort}`;
     await Promise.all([waitFor(`${quire}/readyz`), waitFor(`${fixed}/fixed`)]);
-    await warm(quire, seed.key, seed.pageIds, 'html');
+    const htmlTags = await warm(quire, seed.key, seed.pageIds, 'html');
     await warm(quire, seed.key, seed.pageIds, 'darkdown');
 
     const ids = seed.pageIds;
@@ -126,6 +140,27 @@ async function main(): Promise<void> {
           duration,
           headers: { 'x-api-key': seed.key },
           requests: [randomPage('html')],
+        },
+      ],
+      [
+        'GET /page/{id} format=html, If-None-Match current (304, counted as non-2xx)',
+        {
+          url: quire,
+          connections,
+          duration,
+          headers: { 'x-api-key': seed.key },
+          requests: [
+            {
+              setupRequest: (req: RequestSpec): RequestSpec => {
+                const id = ids[Math.floor(Math.random() * ids.length)] ?? 1;
+                return {
+                  ...req,
+                  path: `/api/v1/page/${id}?format=html`,
+                  headers: { ...req.headers, 'if-none-match': htmlTags.get(id) ?? '' },
+                };
+              },
+            },
+          ],
         },
       ],
     ];

@@ -63,7 +63,9 @@ describe('composable transactions', () => {
     const ctx = await adminContext(t.deps, { projectId: w.project.id });
     const seen = await inTransaction(t.deps.database.db, ctx, async (tx) => {
       const page = await t.deps.pages.create(tx, w.documentation.id, { title: 'Fresh', content: '# Hi' });
-      return JSON.parse(String(await t.deps.pages.getJson(tx, page.id, 'html'))) as { contentDraft: string };
+      return JSON.parse(String((await t.deps.pages.getJson(tx, page.id, 'html')).body)) as {
+        contentDraft: string;
+      };
     });
     expect(seen.contentDraft).toContain('Hi</h1>');
   });

@@ -53,6 +53,8 @@ export interface UseCaseContext {
   actor: Actor;
   ipAddress: string | null;
   transaction?: Transaction<Database>;
+  /** the request's `If-Match` header: a write checks it against the current state, in its transaction */
+  ifMatch?: string;
 }
 
 /** A context whose transaction is open: what code running inside a use case's transaction holds. */

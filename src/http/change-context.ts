@@ -6,5 +6,11 @@ import { ForbiddenError } from '../errors.ts';
 export function contextOf(request: FastifyRequest): UseCaseContext {
   const auth = request.auth;
   if (!auth) throw new ForbiddenError('No API Key was provided.');
-  return { scope: auth.scope, actor: auth.actor, ipAddress: request.ip };
+  const ifMatch = request.headers['if-match'];
+  return {
+    scope: auth.scope,
+    actor: auth.actor,
+    ipAddress: request.ip,
+    ...(typeof ifMatch === 'string' ? { ifMatch } : {}),
+  };
 }

@@ -1,3 +1,4 @@
+import { PreconditionFailedError } from './conditional.ts';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { asUnavailable } from '../db/unavailable.ts';
 import { AppError, ServiceUnavailableError, TooManyRequestsError, type FieldProblem } from '../errors.ts';
@@ -85,6 +86,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
     if (unavailable) request.log.warn({ err: raised }, 'database unavailable');
     const error = (unavailable ?? raised) as FastifyError;
     if (error instanceof AppError) {
+      if (error instanceof PreconditionFailedError) reply.header('etag', error.currentTag);
       if (error instanceof TooManyRequestsError || error instanceof ServiceUnavailableError) {
         reply.header('retry-after', String(error.retryAfterSeconds));
       }

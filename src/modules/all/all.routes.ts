@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { contextOf } from '../../http/change-context.ts';
+import { entityTag, notModified, notModifiedResponse, sendNotModified } from '../../http/conditional.ts';
 import { errorResponses } from '../../http/schemas.ts';
 import { AllProjectSchema, AllQuery } from './all.schemas.ts';
 import type { AllService } from './all.service.ts';
@@ -17,9 +18,16 @@ export const allRoutes: FastifyPluginAsyncTypebox<{ all: AllService }> = async (
           'references of published versions; listed pages of published sections of published versions.',
         tags: ['all'],
         querystring: AllQuery,
-        response: { 200: AllProjectSchema, ...errorResponses(404) },
+        response: { 200: AllProjectSchema, ...notModifiedResponse, ...errorResponses(404) },
       },
     },
-    (request) => all.list(contextOf(request), request.query),
+    async (request, reply) => {
+      const listing = await all.list(contextOf(request), request.query);
+      // Made from the answer's content: it changes exactly when the answer does.
+      const etag = entityTag('all', JSON.stringify(listing));
+      reply.header('etag', etag);
+      if (notModified(request.headers['if-none-match'], etag)) return sendNotModified(reply);
+      return listing;
+    },
   );
 };

@@ -1,3 +1,4 @@
+import { entityTag } from '../../http/conditional.ts';
 import { bool } from '../../db/executor.ts';
 import { formatApiDate } from '../../shared/dates.ts';
 import type { CategoryRow, DocumentationRow } from './documentation.repository.ts';
@@ -43,3 +44,7 @@ export function presentCategory(row: CategoryRow): Category {
     updated: formatApiDate(row.updated),
   };
 }
+
+/** A section's entity tag: a digest of it as the API presents it. */
+export const documentationTag = (documentation: Documentation): string =>
+  entityTag('documentation', JSON.stringify(documentation));

@@ -12,6 +12,7 @@ import {
 } from './documentation.schemas.ts';
 import { EmptyObject } from '../versions/versions.schemas.ts';
 import type { DocumentationService } from './documentation.service.ts';
+import { documentationTag } from './documentation.presenter.ts';
 
 export const documentationRoutes: FastifyPluginAsyncTypebox<{ documentation: DocumentationService }> = async (
   app,
@@ -45,10 +46,10 @@ export const documentationRoutes: FastifyPluginAsyncTypebox<{ documentation: Doc
         response: { 201: DocumentationSchema, ...errorResponses(404, 409, 413, 415) },
       },
     },
-    async (request, reply) =>
-      reply
-        .code(201)
-        .send(await documentation.create(contextOf(request), request.params.versionId, request.body)),
+    async (request, reply) => {
+      const created = await documentation.create(contextOf(request), request.params.versionId, request.body);
+      return reply.code(201).header('etag', documentationTag(created)).send(created);
+    },
   );
 
   app.put(
@@ -61,10 +62,13 @@ export const documentationRoutes: FastifyPluginAsyncTypebox<{ documentation: Doc
         tags: ['documentation'],
         params: IdParam('id', 'Documentation ID'),
         body: DocumentationUpdateBody,
-        response: { 200: DocumentationSchema, ...errorResponses(404, 409, 413, 415) },
+        response: { 200: DocumentationSchema, ...errorResponses(412, 404, 409, 413, 415) },
       },
     },
-    (request) => documentation.update(contextOf(request), request.params.id, request.body),
+    async (request, reply) => {
+      const updated = await documentation.update(contextOf(request), request.params.id, request.body);
+      return reply.header('etag', documentationTag(updated)).send(updated);
+    },
   );
 
   app.delete(
@@ -77,7 +81,7 @@ export const documentationRoutes: FastifyPluginAsyncTypebox<{ documentation: Doc
         tags: ['documentation'],
         params: IdParam('id', 'Documentation ID'),
         querystring: DeleteQuery,
-        response: { 200: EmptyObject, ...errorResponses(404, 409) },
+        response: { 200: EmptyObject, ...errorResponses(412, 404, 409) },
       },
     },
     (request) => documentation.delete(contextOf(request), request.params.id, request.query.cascade ?? false),

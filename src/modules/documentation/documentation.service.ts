@@ -12,7 +12,9 @@ import { toStoredDate } from '../../shared/dates.ts';
 import { assertSlug } from '../../shared/slug.ts';
 import { assertNotBlank } from '../../shared/text.ts';
 import type { VersionsService } from '../versions/versions.service.ts';
+import { assertIfMatch } from '../../http/conditional.ts';
 import {
+  documentationTag,
   presentCategory,
   presentDocumentation,
   type Category,
@@ -126,6 +128,7 @@ export class DocumentationService {
       const trx = tx.transaction;
       const before = await this.resolve(trx, ctx.scope, id);
       await this.versions.lockSections(trx, before.version_id);
+      assertIfMatch(ctx.ifMatch, documentationTag(presentDocumentation(before)));
       if (input.slug !== undefined && input.slug !== before.slug) {
         await pickSlug(trx, 'documentation', before.version_id, {
           kind: 'documentation',
@@ -180,6 +183,7 @@ export class DocumentationService {
       const trx = tx.transaction;
       const section = await this.resolve(trx, ctx.scope, id);
       await this.lockIndex(trx, section.id);
+      assertIfMatch(ctx.ifMatch, documentationTag(presentDocumentation(section)));
       const pages = await repo.countLivePages(trx, section.id);
       if (pages > 0 && !cascade) {
         throw new ConflictError(

@@ -56,6 +56,9 @@ export class ImportService {
         'An import adds versions: it needs a key that reaches every version of the project.',
       );
     }
+    // An If-Match sent with the import names no resource it writes.
+    const { ifMatch: _ifMatch, ...own } = ctx;
+    ctx = own;
     const archive = await ImportArchive.open(bytes);
     try {
       const plan = await readLayout(archive);

@@ -7,6 +7,8 @@ interface CachedResponse {
   versionId: number;
   /** a string, or bytes when a large content was spliced in (pages.presenter.ts) */
   body: string | Buffer;
+  /** its strong entity tag, kept so that a conditional read costs no hashing */
+  etag: string;
 }
 
 /**

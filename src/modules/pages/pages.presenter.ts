@@ -1,3 +1,4 @@
+import { entityTag } from '../../http/conditional.ts';
 import { bool } from '../../db/executor.ts';
 import { formatApiDate } from '../../shared/dates.ts';
 import { JsonBytes, type Rendered } from '../../shared/serialised.ts';
@@ -29,6 +30,40 @@ function pageHead(view: PageView<Source>) {
 
 const pagePath = (view: PageView<Source>): string =>
   `${view.version_slug}/${view.documentation_slug}/${view.slug}`;
+
+/**
+ * The tag of a page's stored state: everything its darkdown answer shows. An answer in another format
+ * refines it with a digest of the answer (`"state.answer"`), so that If-Match on a write accepts a tag
+ * read in any format, while If-None-Match compares whole answers.
+ */
+export function pageStateTag(view: PageView<Source>): string {
+  return entityTag(
+    view.id,
+    view.title,
+    view.slug,
+    bool(view.listed),
+    view.content_draft,
+    view.content_published,
+    pagePath(view),
+    formatApiDate(view.created),
+    formatApiDate(view.updated),
+  );
+}
+
+/** The same tag, from a page as the API presents it in darkdown (a write's answer). */
+export function pageTag(page: Page): string {
+  return entityTag(
+    page.id,
+    page.title,
+    page.slug,
+    page.listed,
+    page.contentDraft,
+    page.contentPublished,
+    page.path,
+    page.created,
+    page.updated,
+  );
+}
 
 /** The contents are passed in the format asked for; the view's own are the stored Darkdown. */
 export function presentPage(

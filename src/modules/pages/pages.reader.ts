@@ -6,12 +6,19 @@ import { BadRequestError, NotFoundError, type FieldProblem } from '../../errors.
 import type { DocumentationRow, DocumentationService } from '../documentation/documentation.service.ts';
 import type { VersionRow, VersionSelector, VersionsService } from '../versions/versions.service.ts';
 import type { PageResponseCache } from './page-responses.ts';
-import { serialisePage } from './pages.presenter.ts';
+import { pageStateTag, serialisePage } from './pages.presenter.ts';
+import { refinedTag } from '../../http/conditional.ts';
 import type { PageRenderer } from './pages.renderer.ts';
 import type { PageQueries, PageView, Source } from './pages.repository.ts';
 import type { PageBySlugInput, PageFormat } from './pages.schemas.ts';
 
 const MAX_ID = 2147483647;
+
+/** A serialised answer with its strong entity tag. */
+export interface TaggedAnswer {
+  body: string | Buffer;
+  etag: string;
+}
 
 /** Reads of one page, by id or by slugs, with its contents in the format asked for. */
 export class PageReader {
@@ -24,8 +31,11 @@ export class PageReader {
     private readonly responses: PageResponseCache,
   ) {}
 
-  /** The page as its serialised JSON answer, served from the response cache when still current. */
-  async getJson(ctx: UseCaseContext, id: number, format: PageFormat): Promise<string | Buffer> {
+  /**
+   * The page as its serialised JSON answer and its entity tag, served from the response cache when
+   * still current.
+   */
+  async getJson(ctx: UseCaseContext, id: number, format: PageFormat): Promise<TaggedAnswer> {
     const projectId = ctx.scope.project.id;
     const key = `${id}:${format}`;
     // Inside a transaction the stamp is null: nothing is served from, or kept in, the cache.
@@ -33,14 +43,16 @@ export class PageReader {
     const cached = stamp === null ? undefined : this.responses.get(key, stamp, projectId);
     if (cached) {
       assertVersionInScope(ctx.scope, cached.versionId);
-      return cached.body;
+      return { body: cached.body, etag: cached.etag };
     }
     const view = await this.queries.readView(ctx.transaction, projectId, id);
     if (!view) throw new NotFoundError(`Page ${id} not found.`);
     assertVersionInScope(ctx.scope, view.version_id);
     const body = await this.serialise(view, format, ctx.transaction);
-    if (stamp !== null) this.responses.set(key, stamp, { projectId, versionId: view.version_id, body });
-    return body;
+    const state = pageStateTag(view);
+    const etag = format === 'darkdown' ? state : refinedTag(state, body);
+    if (stamp !== null) this.responses.set(key, stamp, { projectId, versionId: view.version_id, body, etag });
+    return { body, etag };
   }
 
   /**

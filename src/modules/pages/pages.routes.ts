@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { contextOf } from '../../http/change-context.ts';
+import { notModified, notModifiedResponse, sendNotModified } from '../../http/conditional.ts';
 import { errorResponses, IdParam } from '../../http/schemas.ts';
 import {
   PageBySlugQuery,
@@ -10,6 +11,8 @@ import {
 } from './pages.schemas.ts';
 import { HistoryQuery, RevisionListSchema, RevisionParams } from './pages.history.schemas.ts';
 import type { PagesService } from './pages.service.ts';
+import { pageTag, type Page } from './pages.presenter.ts';
+import type { FastifyReply } from 'fastify';
 
 export const pagesRoutes: FastifyPluginAsyncTypebox<{ pages: PagesService }> = async (app, { pages }) => {
   app.post(
@@ -25,7 +28,8 @@ export const pagesRoutes: FastifyPluginAsyncTypebox<{ pages: PagesService }> = a
         response: { 200: PageSchema, ...errorResponses(404, 409, 413, 415) },
       },
     },
-    (request) => pages.create(contextOf(request), request.params.id, request.body),
+    async (request, reply) =>
+      tagged(reply, await pages.create(contextOf(request), request.params.id, request.body)),
   );
 
   app.put(
@@ -38,10 +42,11 @@ export const pagesRoutes: FastifyPluginAsyncTypebox<{ pages: PagesService }> = a
         tags: ['pages'],
         params: IdParam('id', 'Page ID'),
         body: PageUpdateBody,
-        response: { 200: PageSchema, ...errorResponses(404, 409, 413, 415) },
+        response: { 200: PageSchema, ...errorResponses(412, 404, 409, 413, 415) },
       },
     },
-    (request) => pages.update(contextOf(request), request.params.id, request.body),
+    async (request, reply) =>
+      tagged(reply, await pages.update(contextOf(request), request.params.id, request.body)),
   );
 
   app.put(
@@ -53,10 +58,10 @@ export const pagesRoutes: FastifyPluginAsyncTypebox<{ pages: PagesService }> = a
         summary: 'Publish the draft contents of a page',
         tags: ['pages'],
         params: IdParam('id', 'Page ID'),
-        response: { 200: PageSchema, ...errorResponses(404) },
+        response: { 200: PageSchema, ...errorResponses(412, 404) },
       },
     },
-    (request) => pages.publish(contextOf(request), request.params.id),
+    async (request, reply) => tagged(reply, await pages.publish(contextOf(request), request.params.id)),
   );
 
   app.get(
@@ -88,15 +93,17 @@ export const pagesRoutes: FastifyPluginAsyncTypebox<{ pages: PagesService }> = a
         tags: ['pages'],
         params: IdParam('id', 'Page ID'),
         querystring: PageFormatQuery,
-        response: { 200: PageSchema, ...errorResponses(404) },
+        response: { 200: PageSchema, ...notModifiedResponse, ...errorResponses(404) },
       },
     },
     async (request, reply) => {
-      const body = await pages.getJson(
+      const { body, etag } = await pages.getJson(
         contextOf(request),
         request.params.id,
         request.query.format ?? 'darkdown',
       );
+      reply.header('etag', etag);
+      if (notModified(request.headers['if-none-match'], etag)) return sendNotModified(reply);
       // Already serialised (and possibly cached as such): Fastify sends a string or a buffer as it
       // is, and the 200 schema still documents its shape.
       return reply.type('application/json; charset=utf-8').send(body as never);
@@ -158,6 +165,16 @@ export const pagesRoutes: FastifyPluginAsyncTypebox<{ pages: PagesService }> = a
         response: { 200: PageSchema, ...errorResponses(404) },
       },
     },
-    (request) => pages.restoreRevision(contextOf(request), request.params.id, request.params.revision),
+    async (request, reply) =>
+      tagged(
+        reply,
+        await pages.restoreRevision(contextOf(request), request.params.id, request.params.revision),
+      ),
   );
 };
+
+/** A page a write answers with, and its tag for a later If-Match. */
+function tagged(reply: FastifyReply, page: Page): Page {
+  reply.header('etag', pageTag(page));
+  return page;
+}

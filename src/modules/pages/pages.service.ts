@@ -20,10 +20,11 @@ import { assertNotBlank } from '../../shared/text.ts';
 import type { DocumentationService } from '../documentation/documentation.service.ts';
 import type { VersionsService } from '../versions/versions.service.ts';
 import { PageResponseCache } from './page-responses.ts';
-import { presentPage, type Page } from './pages.presenter.ts';
+import { pageStateTag, presentPage, type Page } from './pages.presenter.ts';
+import { assertIfMatch, refines } from '../../http/conditional.ts';
 import { PageHistory, type RevisionList } from './pages.history.ts';
 import { PagePlacer } from './pages.placement.ts';
-import { PageReader } from './pages.reader.ts';
+import { PageReader, type TaggedAnswer } from './pages.reader.ts';
 import type { WorkerPool } from '../../workers/pool.ts';
 import { PageRenderer, type RenderCacheOptions, type RenderStats } from './pages.renderer.ts';
 import { PageQueries, pagesRepository as repo, type PageView } from './pages.repository.ts';
@@ -78,7 +79,7 @@ export class PagesService {
   }
 
   /** `GET /page/{id}`: the serialised answer, so a cached one is sent as it is. */
-  getJson(ctx: UseCaseContext, id: number, format: PageFormat): Promise<string | Buffer> {
+  getJson(ctx: UseCaseContext, id: number, format: PageFormat): Promise<TaggedAnswer> {
     return this.reader.getJson(ctx, id, format);
   }
 
@@ -202,6 +203,7 @@ export class PagesService {
       const trx = tx.transaction;
       const before = await this.view(trx, ctx.scope, id);
       await this.documentation.lockIndex(trx, before.documentation_id);
+      checkIfMatch(ctx, await this.view(trx, ctx.scope, id));
       let slug = before.slug;
       if (input.slug !== undefined) {
         slug = await pickSlug(trx, 'pages', before.documentation_id, {
@@ -254,6 +256,7 @@ export class PagesService {
       await this.documentation.lockIndex(trx, found.documentation_id);
       // Read again under the lock: a concurrent publish may have taken the draft meanwhile.
       const current = await this.view(trx, ctx.scope, id);
+      checkIfMatch(ctx, current);
       if (current.content_draft === null) return presentPage(current);
       await repo.update(trx, id, {
         content_published: current.content_draft,
@@ -323,6 +326,12 @@ export class PagesService {
     await this.changes.record(tx, event(page));
     return page;
   }
+}
+
+/** `If-Match` against the page's stored state; a tag read in any format names that state. */
+function checkIfMatch(ctx: UseCaseContext, view: PageView): void {
+  const current = pageStateTag(view);
+  assertIfMatch(ctx.ifMatch, current, (given) => refines(given, current));
 }
 
 /** A unique violation on a slug the caller chose is their conflict (409), not a race to retry. */

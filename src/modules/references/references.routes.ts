@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { contextOf } from '../../http/change-context.ts';
+import { notModifiedResponse, sendNotModified } from '../../http/conditional.ts';
 import { errorResponses, IdParam } from '../../http/schemas.ts';
 import { referenceUploadRoutes } from './reference-upload.routes.ts';
 import type { ReferencesService } from './references.service.ts';
@@ -21,17 +22,20 @@ export const referencesRoutes: FastifyPluginAsyncTypebox<{ references: Reference
         tags: ['references'],
         params: IdParam('id', 'Reference ID'),
         querystring: DefinitionQuery,
-        response: { 200: DefinitionResponse, ...errorResponses(404) },
+        response: { 200: DefinitionResponse, ...notModifiedResponse, ...errorResponses(404) },
       },
     },
     async (request, reply) => {
       const { draft = false, format: asked = 'auto' } = request.query;
-      const { text, format } = await references.readDefinition(contextOf(request), request.params.id, {
+      const read = await references.readDefinition(contextOf(request), request.params.id, {
         draft,
         format: asked,
+        ifNoneMatch: request.headers['if-none-match'],
       });
+      reply.header('etag', read.etag);
+      if (read.notModified === true) return sendNotModified(reply);
       // Sent as text, never re-serialised: `auto` gives the stored bytes exactly.
-      return reply.type(CONTENT_TYPES[format]).send(text);
+      return reply.type(CONTENT_TYPES[read.format]).send(read.text);
     },
   );
 

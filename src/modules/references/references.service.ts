@@ -10,6 +10,7 @@ import { inTransaction } from '../../db/transaction.ts';
 import { AppError, BadRequestError, NotFoundError, ServiceUnavailableError } from '../../errors.ts';
 import type { ChangeRecorder } from '../../events/change-recorder.ts';
 import { toStoredDate } from '../../shared/dates.ts';
+import { entityTag, notModified } from '../../http/conditional.ts';
 import { TaskFailedError, type WorkerPool } from '../../workers/pool.ts';
 import type { VersionsService } from '../versions/versions.service.ts';
 import { DefinitionConverter } from './definition.converter.ts';
@@ -20,6 +21,10 @@ import {
   type DefinitionText,
   type ReferenceRow,
 } from './references.repository.ts';
+
+/** A definition as read, with its entity tag; or only the tag when the client holds it already. */
+export type TaggedDefinition =
+  (DefinitionText & { etag: string; notModified?: false }) | { notModified: true; etag: string };
 
 export interface UploadInput {
   versionId: number | 'latest';
@@ -153,17 +158,21 @@ export class ReferencesService {
   async readDefinition(
     ctx: UseCaseContext,
     id: number,
-    options: { draft: boolean; format: 'auto' | DefinitionFormat },
-  ): Promise<DefinitionText> {
+    options: { draft: boolean; format: 'auto' | DefinitionFormat; ifNoneMatch?: string | undefined },
+  ): Promise<TaggedDefinition> {
     const db = ctx.transaction ?? this.reader;
     const row = await this.resolve(db, ctx.scope, id);
     const unavailable = options.draft ? 'Draft not found' : `Reference ${id} is not published.`;
     if (!options.draft && row.published !== 1) throw new NotFoundError(unavailable);
     const stored = await repo.definition(db, id, options.draft);
     if (!stored) throw new NotFoundError(unavailable);
+    // A conversion is a pure function of the stored text: a conditional read that matches converts
+    // nothing and sends nothing.
+    const etag = entityTag('definition', stored.text, stored.format, options.format);
+    if (notModified(options.ifNoneMatch, etag)) return { notModified: true, etag };
     const format = options.format === 'auto' ? stored.format : options.format;
     try {
-      return { text: await this.converter.convert(stored.text, stored.format, format), format };
+      return { text: await this.converter.convert(stored.text, stored.format, format), format, etag };
     } catch (error) {
       if (!(error instanceof TaskFailedError)) throw error;
       throw new ServiceUnavailableError(`The definition could not be converted: it ${error.message}.`, 5);

@@ -1,3 +1,4 @@
+import { entityTag } from '../../http/conditional.ts';
 import { bool } from '../../db/executor.ts';
 import { formatApiDate } from '../../shared/dates.ts';
 import type { VersionRow } from './versions.repository.ts';
@@ -23,3 +24,6 @@ export function presentVersion(row: VersionRow): Version {
     ordr: row.ordr,
   };
 }
+
+/** A version's entity tag: a digest of it as the API presents it. */
+export const versionTag = (version: Version): string => entityTag('version', JSON.stringify(version));

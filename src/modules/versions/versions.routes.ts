@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { contextOf } from '../../http/change-context.ts';
 import { errorResponses, IdParam } from '../../http/schemas.ts';
 import type { VersionsService } from './versions.service.ts';
+import { versionTag } from './versions.presenter.ts';
 import { EmptyObject, VersionCreateBody, VersionSchema, VersionUpdateBody } from './versions.schemas.ts';
 
 export const versionsRoutes: FastifyPluginAsyncTypebox<{ versions: VersionsService }> = async (
@@ -33,10 +34,13 @@ export const versionsRoutes: FastifyPluginAsyncTypebox<{ versions: VersionsServi
         tags: ['versions'],
         params: IdParam('id', 'Version ID'),
         body: VersionUpdateBody,
-        response: { 200: VersionSchema, ...errorResponses(404, 409, 413, 415) },
+        response: { 200: VersionSchema, ...errorResponses(412, 404, 409, 413, 415) },
       },
     },
-    (request) => versions.update(contextOf(request), request.params.id, request.body),
+    async (request, reply) => {
+      const version = await versions.update(contextOf(request), request.params.id, request.body);
+      return reply.header('etag', versionTag(version)).send(version);
+    },
   );
 
   app.post(
@@ -53,7 +57,10 @@ export const versionsRoutes: FastifyPluginAsyncTypebox<{ versions: VersionsServi
         response: { 201: VersionSchema, ...errorResponses(409, 413, 415) },
       },
     },
-    async (request, reply) => reply.code(201).send(await versions.create(contextOf(request), request.body)),
+    async (request, reply) => {
+      const version = await versions.create(contextOf(request), request.body);
+      return reply.code(201).header('etag', versionTag(version)).send(version);
+    },
   );
 
   app.delete(
@@ -66,7 +73,7 @@ export const versionsRoutes: FastifyPluginAsyncTypebox<{ versions: VersionsServi
         description: "409 for the project's last published version.",
         tags: ['versions'],
         params: IdParam('id', 'Version ID'),
-        response: { 200: EmptyObject, ...errorResponses(404, 409) },
+        response: { 200: EmptyObject, ...errorResponses(412, 404, 409) },
       },
     },
     (request) => versions.delete(contextOf(request), request.params.id),

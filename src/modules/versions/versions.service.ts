@@ -11,7 +11,8 @@ import type { ChangeRecorder } from '../../events/change-recorder.ts';
 import { toStoredDate } from '../../shared/dates.ts';
 import { assertVersionSlug, RESERVED_VERSION_SLUGS } from '../../shared/slug.ts';
 import { assertNotBlank } from '../../shared/text.ts';
-import { presentVersion, type Version } from './versions.presenter.ts';
+import { presentVersion, versionTag, type Version } from './versions.presenter.ts';
+import { assertIfMatch } from '../../http/conditional.ts';
 import { versionsRepository as repo, type VersionRow } from './versions.repository.ts';
 
 export type { VersionRow };
@@ -112,6 +113,7 @@ export class VersionsService {
     if (input.slug !== undefined) assertVersionSlug('body.slug', input.slug);
     return inTransaction(this.db, ctx, async (tx) => {
       const before = await this.resolve(tx.transaction, ctx.scope, { id });
+      assertIfMatch(ctx.ifMatch, versionTag(presentVersion(before)));
       let row: VersionRow;
       try {
         row = await repo.update(tx.transaction, id, {
@@ -147,6 +149,7 @@ export class VersionsService {
       const projectId = ctx.scope.project.id;
       await repo.lockProject(trx, this.dialect, projectId);
       const row = await this.resolve(trx, ctx.scope, { id });
+      assertIfMatch(ctx.ifMatch, versionTag(presentVersion(row)));
       if (row.published === 1 && (await repo.countPublished(trx, projectId)) <= 1) {
         throw new ConflictError(
           `Version ${id} is the project's last published version: publish another one before deleting it.`,

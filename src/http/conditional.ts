@@ -1,0 +1,83 @@
+import type { FastifyReply } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import { createHash } from 'node:crypto';
+import { AppError } from '../errors.ts';
+
+/**
+ * Strong entity tags and the conditions on them (RFC 9110 §8.8.3, §13.1). A tag is a digest of what
+ * the answer depends on, so it changes exactly when the answer would.
+ */
+export function entityTag(...parts: ReadonlyArray<string | Uint8Array | number | boolean | null>): string {
+  const hash = createHash('sha256');
+  for (const part of parts) {
+    // Each part is framed by its kind and length, so that no two lists of parts hash alike.
+    // Text hashes alike as a string or as its UTF-8 bytes.
+    const text = typeof part === 'string' || part instanceof Uint8Array;
+    const bytes = text ? part : JSON.stringify(part);
+    const length = typeof bytes === 'string' ? Buffer.byteLength(bytes) : bytes.length;
+    hash.update(`${text ? 'text' : 'value'}:${length}:`).update(bytes);
+  }
+  return `"${hash.digest('base64url').slice(0, 32)}"`;
+}
+
+/** The tags a condition header lists (`*` included as such); weak ones keep their `W/`. */
+function listed(header: string): string[] {
+  return header
+    .split(',')
+    .map((tag) => tag.trim())
+    .filter((tag) => tag !== '');
+}
+
+/** `If-None-Match`: whether the client holds the current answer already (weak comparison). */
+export function notModified(header: string | undefined, tag: string): boolean {
+  if (header === undefined) return false;
+  return listed(header).some((given) => given === '*' || given.replace(/^W\//, '') === tag);
+}
+
+/** `If-Match` held a tag that is not current: the write is refused with 412 and the current tag. */
+export class PreconditionFailedError extends AppError {
+  constructor(readonly currentTag: string) {
+    super(
+      412,
+      'The resource changed since the tag given in If-Match: read it again, then retry with its ETag.',
+    );
+  }
+}
+
+/**
+ * `If-Match` on a write (strong comparison): nothing to check without the header; otherwise one
+ * listed tag must be the current one (`*`: the resource exists). `accepts` may widen what counts as
+ * current (a page's tag read in another format names the same stored state).
+ */
+export function assertIfMatch(
+  header: string | undefined,
+  current: string,
+  accepts: (given: string) => boolean = (given) => given === current,
+): void {
+  if (header === undefined) return;
+  if (listed(header).some((given) => given === '*' || (!given.startsWith('W/') && accepts(given)))) return;
+  throw new PreconditionFailedError(current);
+}
+
+/** A tag that refines another (`"state.detail"`): the same state in another representation. */
+export function refinedTag(base: string, ...parts: ReadonlyArray<string | Uint8Array>): string {
+  return `${base.slice(0, -1)}.${entityTag(...parts).slice(1)}`;
+}
+
+/** Whether `given` is `base` itself or a refinement of it. */
+export const refines = (given: string, base: string): boolean =>
+  given === base || given.startsWith(`${base.slice(0, -1)}.`);
+
+/**
+ * Answers 304: no body, no body headers. (No payload at all: a serialised `null` would leave a
+ * Content-Length of 4 that Node does not send, and clients that trust the header would wait.)
+ */
+export function sendNotModified(reply: FastifyReply): FastifyReply {
+  reply.code(304).removeHeader('content-type');
+  return reply.send();
+}
+
+/** The 304 a conditional read may answer, for the route's response schema. */
+export const notModifiedResponse = {
+  304: Type.Null({ description: 'Not modified: the If-None-Match tag names the current answer (no body)' }),
+};
