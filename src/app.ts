@@ -11,6 +11,7 @@ import type { Deps } from './deps.ts';
 import { documentResponseHeaders } from './http/documented-headers.ts';
 import { errorBody, registerErrorHandling, sendError } from './http/error-handler.ts';
 import { registerPipeline, registerPreflight } from './http/pipeline.ts';
+import { registerIdempotency } from './http/idempotency.ts';
 import { allRoutes } from './modules/all/all.routes.ts';
 import { auditRoutes } from './modules/audit/audit.routes.ts';
 import { documentationRoutes } from './modules/documentation/documentation.routes.ts';
@@ -196,6 +197,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   });
   registerErrorHandling(app);
   registerPipeline(app, deps);
+  registerIdempotency(app, deps.idempotency);
 
   await app.register(swagger, {
     openapi: {

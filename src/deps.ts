@@ -7,6 +7,7 @@ import { AllService } from './modules/all/all.service.ts';
 import { auditSubscriber } from './modules/audit/audit.events.ts';
 import { AuditService } from './modules/audit/audit.service.ts';
 import { ChangelogsService } from './modules/changelogs/changelogs.service.ts';
+import { IdempotencyService } from './modules/idempotency/idempotency.service.ts';
 import { ExportService } from './modules/export/export.service.ts';
 import { ImportService } from './modules/import/import.service.ts';
 import { DocumentationService } from './modules/documentation/documentation.service.ts';
@@ -47,6 +48,8 @@ export interface Deps {
   all: AllService;
   search: SearchService;
   exports: ExportService;
+  /** Idempotency-Key claims and their answers, in the database */
+  idempotency: IdempotencyService;
   imports: ImportService;
   /** keeps the search index equal to what readers can see (a change subscriber; also the CLI's reindex) */
   searchIndex: SearchIndexer;
@@ -129,6 +132,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
       database.changeStamp(),
     ),
     exports: new ExportService(database, versions, clock),
+    idempotency: new IdempotencyService(db, clock),
     imports: new ImportService(db, versions, documentation, pages, references),
     searchIndex,
     workers,

@@ -87,6 +87,13 @@ export class UniqueViolationError extends ConflictError {
   }
 }
 
+/** Well-formed, but it cannot be processed as asked (an Idempotency-Key reused for another request). */
+export class UnprocessableEntityError extends AppError {
+  constructor(message: string) {
+    super(422, message);
+  }
+}
+
 export class PlanUpgradeRequiredError extends BadRequestError {
   constructor(feature: string) {
     super(`${feature} is available on the enterprise plan only. Upgrade the project's plan to 'enterprise'.`);

@@ -24,6 +24,13 @@ export async function serve(env: Readonly<Record<string, string | undefined>> = 
   await app.listen({ host: config.host, port: config.port });
   // In the background: the server answers at once, and the first upload finds a warm thread.
   deps.workers.warm().catch((error: unknown) => app.log.warn({ err: error }, 'worker warm-up failed'));
+  // Idempotency keys are kept a day: forgotten on start and every hour after.
+  const purge = () =>
+    deps.idempotency
+      .purge()
+      .catch((error: unknown) => app.log.warn({ err: error }, 'idempotency purge failed'));
+  void purge();
+  setInterval(() => void purge(), 60 * 60 * 1000).unref();
   if (boot) {
     const address = app.server.address();
     const port = typeof address === 'object' && address !== null ? address.port : config.port;

@@ -545,11 +545,16 @@ describe('rebuilding the index', () => {
     const db = t.deps.database.db;
     if (dialectName === 'sqlite') await sql`drop table search_fts`.execute(db);
     await db.schema.dropTable('search_entries').execute();
+    // Later migrations go too: migrations only run in order.
+    await db.schema.dropTable('idempotency_keys').execute();
     await db
       .deleteFrom('kysely_migration' as never)
-      .where('name' as never, '=', '0004-search' as never)
+      .where('name' as never, 'in', ['0004-search', '0005-idempotency'] as never)
       .execute();
-    expect(await upgradeDatabase(t.deps.database, t.storage.schema)).toEqual(['0004-search']);
+    expect(await upgradeDatabase(t.deps.database, t.storage.schema)).toEqual([
+      '0004-search',
+      '0005-idempotency',
+    ]);
     expect(titles(await hitsOf(api, { query: 'configure' }))).toEqual(['Configuration']);
   });
 });

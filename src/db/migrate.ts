@@ -12,9 +12,10 @@ import { initial } from './migrations/0001-initial.ts';
 import { pagesListingIndex } from './migrations/0002-pages-listing-index.ts';
 import { changelogs } from './migrations/0003-changelogs.ts';
 import { search } from './migrations/0004-search.ts';
+import { idempotency } from './migrations/0005-idempotency.ts';
 
 /** Append-only: never edit a migration that has shipped; add the next one here. */
-const MIGRATIONS: readonly Migration[] = [initial, pagesListingIndex, changelogs, search];
+const MIGRATIONS: readonly Migration[] = [initial, pagesListingIndex, changelogs, search, idempotency];
 
 /**
  * Work a migration needs from code above the database layer (deriving the search index from stored

@@ -178,6 +178,21 @@ export interface SearchEntriesTable {
   ordr: number;
 }
 
+/** A claimed `Idempotency-Key`: pending (`completed` null) while its request runs, then its answer. */
+export interface IdempotencyKeysTable {
+  id: Generated<number>;
+  api_key_id: number;
+  idempotency_key: string;
+  /** digest of the method, path with query, and body bytes */
+  fingerprint: string;
+  status: number | null;
+  content_type: string | null;
+  etag: string | null;
+  body: string | null;
+  created: string;
+  completed: string | null;
+}
+
 export interface Database {
   projects: ProjectsTable;
   api_keys: ApiKeysTable;
@@ -192,4 +207,5 @@ export interface Database {
   audit_log: AuditLogTable;
   changelogs: ChangelogsTable;
   search_entries: SearchEntriesTable;
+  idempotency_keys: IdempotencyKeysTable;
 }

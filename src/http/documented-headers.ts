@@ -27,6 +27,12 @@ export function documentResponseHeaders(route: RouteOptions): void {
   if (methods.some((m) => m === 'POST' || m === 'PUT' || m === 'PATCH') && response['413'] === undefined) {
     response['413'] = errorResponse(413);
   }
+  // Any write may carry an Idempotency-Key: reused for another request → 422, its first request
+  // still running → 409 (extensions §2).
+  if (methods.some((m) => m === 'POST' || m === 'PUT' || m === 'PATCH' || m === 'DELETE')) {
+    response['409'] ??= errorResponse(409);
+    response['422'] ??= errorResponse(422);
+  }
   // The router answers 414 to a path parameter longer than its limit, before any route runs.
   if (route.url.includes(':') && response['414'] === undefined) {
     response['414'] = errorResponse(414);

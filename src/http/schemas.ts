@@ -16,10 +16,12 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'Invalid request',
   403: 'Access denied',
   404: 'Not found',
-  409: 'Conflict',
+  409: 'Conflict (for a write with an Idempotency-Key: its first request is still running)',
+  412: 'Precondition failed: the If-Match tag is not current (the current one is in ETag)',
   413: 'Payload too large',
   414: 'A path parameter is longer than 100 characters',
   415: 'Unsupported content-type',
+  422: 'The Idempotency-Key was used with another request',
   429: 'Too many requests',
   503: 'Unavailable for now (the database is out of reach or slow, or heavy work could not finish); try again after Retry-After seconds',
 };

@@ -1,0 +1,174 @@
+import { once } from 'node:events';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { createWorld } from './helpers/factories.ts';
+import { multipart, openapiJson } from './helpers/references.ts';
+import { buildTestApp, client, expectErrorShape, useTestApp } from './helpers/test-app.ts';
+
+const t = useTestApp();
+
+const pagesOf = async (key: string) =>
+  Object.values(
+    (await client(t.app, key).get('/all')).json<{ page: Record<string, { title: string }> }>().page,
+  );
+
+describe('Idempotency-Key', () => {
+  it('replays the first answer byte for byte, and makes the change once', async () => {
+    const w = await createWorld(t.deps);
+    const api = client(t.app, w.key);
+    const headers = { 'idempotency-key': 'create-intro-1' };
+    const body = { title: 'Intro', content: 'x' };
+    const first = await api.post(`/documentation/${w.documentation.id}/page`, body, { headers });
+    expect(first.statusCode).toBe(200);
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    const again = await api.post(`/documentation/${w.documentation.id}/page`, body, { headers });
+    expect(again.statusCode).toBe(200);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body).toBe(first.body);
+    expect(again.headers.etag).toBe(first.headers.etag);
+    expect((await pagesOf(w.key)).map((p) => p.title)).toEqual(['Intro']);
+
+    // Another key, or none, is another request.
+    expect((await api.post(`/documentation/${w.documentation.id}/page`, body)).statusCode).toBe(200);
+    expect(await pagesOf(w.key)).toHaveLength(2);
+  });
+
+  it('answers 422 for the same key with another request, and replays answers that were errors', async () => {
+    const w = await createWorld(t.deps);
+    const api = client(t.app, w.key);
+    const headers = { 'idempotency-key': 'k' };
+    await api.post(`/documentation/${w.documentation.id}/page`, { title: 'A', content: 'x' }, { headers });
+    const other = await api.post(
+      `/documentation/${w.documentation.id}/page`,
+      { title: 'B', content: 'x' },
+      { headers },
+    );
+    expect(other.statusCode).toBe(422);
+    expect(expectErrorShape(other).message).toMatch(/another request/);
+    const path = await api.post(`/documentation/999999/page`, { title: 'A', content: 'x' }, { headers });
+    expect(path.statusCode).toBe(422);
+
+    const missing = { 'idempotency-key': 'missing-page' };
+    const notFound = await api.put('/page/999999', { title: 'x' }, { headers: missing });
+    expect(notFound.statusCode).toBe(404);
+    const replayed = await api.put('/page/999999', { title: 'x' }, { headers: missing });
+    expect(replayed.statusCode).toBe(404);
+    expect(replayed.headers['idempotent-replayed']).toBe('true');
+
+    expect(
+      (await api.put('/page/1', { title: 'x' }, { headers: { 'idempotency-key': '' } })).statusCode,
+    ).toBe(400);
+    expect(
+      (await api.put('/page/1', { title: 'x' }, { headers: { 'idempotency-key': 'é' } })).statusCode,
+    ).toBe(400);
+    const form = await multipart([{ name: 'file', content: openapiJson('Pets'), filename: 'o.json' }]);
+    const upload = await api.post(`/version/${w.version.id}/reference`, undefined, {
+      ...form,
+      headers: { ...form.headers, 'idempotency-key': 'upload' },
+    });
+    expect(upload.statusCode).toBe(400);
+    expect(JSON.stringify(expectErrorShape(upload))).toMatch(/raw body/);
+    const raw = { 'content-type': 'application/json', 'idempotency-key': 'upload-raw' };
+    const first = await api.post(`/version/${w.version.id}/reference`, undefined, {
+      payload: openapiJson('Pets'),
+      headers: raw,
+    });
+    const second = await api.post(`/version/${w.version.id}/reference`, undefined, {
+      payload: openapiJson('Pets'),
+      headers: raw,
+    });
+    expect([first.statusCode, second.statusCode, second.headers['idempotent-replayed']]).toEqual([
+      201,
+      201,
+      'true',
+    ]);
+  });
+
+  it('creates exactly one page from concurrent identical requests; the others wait their turn (409) or replay', async () => {
+    const w = await createWorld(t.deps);
+    const api = client(t.app, w.key);
+    const headers = { 'idempotency-key': 'burst' };
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        api.post(`/documentation/${w.documentation.id}/page`, { title: 'Once', content: 'x' }, { headers }),
+      ),
+    );
+    const statuses = answers.map((a) => a.statusCode);
+    expect(statuses.filter((s) => s === 200).length).toBeGreaterThanOrEqual(1);
+    expect(statuses.every((s) => s === 200 || s === 409)).toBe(true);
+    expect(await pagesOf(w.key)).toHaveLength(1);
+  });
+
+  it('holds across two instances on one database', async () => {
+    const other = await buildTestApp({ sharedWith: t });
+    try {
+      const w = await createWorld(t.deps);
+      const headers = { 'idempotency-key': 'two-instances' };
+      const body = { title: 'Shared', content: 'x' };
+      const [a, b] = await Promise.all([
+        client(t.app, w.key).post(`/documentation/${w.documentation.id}/page`, body, { headers }),
+        client(other.app, w.key).post(`/documentation/${w.documentation.id}/page`, body, { headers }),
+      ]);
+      expect([a.statusCode, b.statusCode].sort()).toEqual(expect.arrayContaining([200]));
+      expect([a.statusCode, b.statusCode].every((s) => s === 200 || s === 409)).toBe(true);
+      expect(await pagesOf(w.key)).toHaveLength(1);
+      const later = await client(other.app, w.key).post(`/documentation/${w.documentation.id}/page`, body, {
+        headers,
+      });
+      expect(later.headers['idempotent-replayed']).toBe('true');
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('replays a create whose first answer the client never read', async () => {
+    const w = await createWorld(t.deps);
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = t.app.server.address() as AddressInfo;
+    const payload = JSON.stringify({ title: 'Lost answer', content: 'x' });
+    const request = http.request({
+      host: '127.0.0.1',
+      port,
+      method: 'POST',
+      path: `/api/v1/documentation/${w.documentation.id}/page`,
+      headers: {
+        'x-api-key': w.key,
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(payload),
+        'idempotency-key': 'lost',
+      },
+    });
+    request.on('error', () => undefined);
+    request.end(payload);
+    // The client goes away as soon as the request is sent, before any answer.
+    await once(request, 'finish');
+    request.destroy();
+
+    const api = client(t.app, w.key);
+    const retry = async () =>
+      api.post(`/documentation/${w.documentation.id}/page`, JSON.parse(payload) as object, {
+        headers: { 'idempotency-key': 'lost' },
+      });
+    await expect.poll(async () => (await retry()).statusCode, { timeout: 10_000 }).toBe(200);
+    const replay = await retry();
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect((await pagesOf(w.key)).map((p) => p.title)).toEqual(['Lost answer']);
+  });
+
+  it('forgets keys after 24 hours', async () => {
+    const w = await createWorld(t.deps);
+    const api = client(t.app, w.key);
+    const headers = { 'idempotency-key': 'daily' };
+    await api.post(`/documentation/${w.documentation.id}/page`, { title: 'A', content: 'x' }, { headers });
+    t.clock.advance(24 * 60 * 60 * 1000 + 1);
+    expect(await t.deps.idempotency.purge()).toBe(1);
+    const fresh = await api.post(
+      `/documentation/${w.documentation.id}/page`,
+      { title: 'B', content: 'x' },
+      { headers },
+    );
+    expect(fresh.statusCode).toBe(200);
+    expect(fresh.headers['idempotent-replayed']).toBeUndefined();
+  });
+});
