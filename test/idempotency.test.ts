@@ -62,13 +62,22 @@ describe('Idempotency-Key', () => {
     expect(
       (await api.put('/page/1', { title: 'x' }, { headers: { 'idempotency-key': 'é' } })).statusCode,
     ).toBe(400);
-    const form = await multipart([{ name: 'file', content: openapiJson('Pets'), filename: 'o.json' }]);
-    const upload = await api.post(`/version/${w.version.id}/reference`, undefined, {
-      ...form,
-      headers: { ...form.headers, 'idempotency-key': 'upload' },
-    });
-    expect(upload.statusCode).toBe(400);
-    expect(JSON.stringify(expectErrorShape(upload))).toMatch(/raw body/);
+    // A multipart upload: the fingerprint covers its bytes, and the file still reaches the upload.
+    const form = await multipart([{ name: 'file', content: openapiJson('Cats'), filename: 'o.json' }]);
+    const send = () =>
+      api.post(`/version/${w.version.id}/reference`, undefined, {
+        ...form,
+        headers: { ...form.headers, 'idempotency-key': 'upload' },
+      });
+    const uploaded = await send();
+    expect(uploaded.statusCode).toBe(201);
+    expect(uploaded.json()).toMatchObject({ title: 'Cats' });
+    const again = await send();
+    expect([again.statusCode, again.headers['idempotent-replayed'], again.body]).toEqual([
+      201,
+      'true',
+      uploaded.body,
+    ]);
     const raw = { 'content-type': 'application/json', 'idempotency-key': 'upload-raw' };
     const first = await api.post(`/version/${w.version.id}/reference`, undefined, {
       payload: openapiJson('Pets'),

@@ -41,7 +41,7 @@ const DEFAULT_BODY_LIMIT = 1024 * 1024;
 /**
  * `Idempotency-Key` on every write of the API (extensions §2). The key is checked once the request is
  * authenticated; the body is read whole before it is parsed, so that the fingerprint covers every
- * byte (a multipart body is refused with a key: its reader bypasses this hook); the key is claimed in the database once the request is valid
+ * byte (a multipart body too); the key is claimed in the database once the request is valid
  * and permitted, just before the handler; the answer completes the claim. A retry of the same request
  * gets the first answer replayed with `Idempotent-Replayed: true`.
  */
@@ -54,14 +54,6 @@ export function registerIdempotency(app: FastifyInstance, service: IdempotencySt
     if (header === undefined) return;
     if (typeof header !== 'string' || !KEY.test(header)) {
       throw new InvalidFieldError('header.idempotency-key', 'must be 1-255 printable ASCII characters');
-    }
-    if (/^multipart\//i.test(request.headers['content-type'] ?? '')) {
-      // The multipart reader reads the request itself, past the hook that fingerprints the body.
-      throw new InvalidFieldError(
-        'header.idempotency-key',
-        'is not taken with a multipart/form-data body: send the file as the raw body instead ' +
-          '(application/json or application/yaml for a definition, application/zip for an import)',
-      );
     }
     const hash = createHash('sha256').update(`${request.method} ${request.url}\n`);
     request.idempotency = { key: header, hash, claimId: null };
@@ -84,6 +76,7 @@ export function registerIdempotency(app: FastifyInstance, service: IdempotencySt
       receivedEncodedLength?: number;
     };
     again.receivedEncodedLength = size;
+    if (/^multipart\//i.test(request.headers['content-type'] ?? '')) replayRawBody(request, body);
     return again;
   });
 
@@ -129,6 +122,22 @@ export function registerIdempotency(app: FastifyInstance, service: IdempotencySt
     const claimId = takeClaim(request);
     if (claimId !== null) await service.release(claimId);
   });
+}
+
+/**
+ * The multipart reader pipes `request.raw` itself rather than the stream this hook returns, and this
+ * hook has read `request.raw` to its end: its pipe gives the same bytes again, from a stream of their
+ * own. (`raw.readableEnded` stays true, which the reader takes for a complete request.)
+ */
+function replayRawBody(request: FastifyRequest, body: Buffer): void {
+  const raw = request.raw;
+  const again = Readable.from([body], { objectMode: false });
+  raw.pipe = <T extends NodeJS.WritableStream>(destination: T, options?: { end?: boolean }): T =>
+    again.pipe(destination, options);
+  raw.unpipe = (destination?: NodeJS.WritableStream) => {
+    again.unpipe(destination);
+    return raw;
+  };
 }
 
 function takeClaim(request: FastifyRequest): number | null {
