@@ -1,5 +1,18 @@
 import type { FastifyRequest } from 'fastify';
-import { AppError, BadRequestError, PayloadTooLargeError } from '../errors.ts';
+import { AppError, BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../errors.ts';
+
+/**
+ * The uploaded file of a route that takes it as multipart/form-data (the field `file`) or as the raw
+ * body of a type its own parser accepted; null when none was sent.
+ */
+export async function readUploadedFile(request: FastifyRequest, tooLarge: string): Promise<Buffer | null> {
+  if (request.isMultipart()) return readMultipartFile(request, tooLarge);
+  if (Buffer.isBuffer(request.body)) return request.body.length > 0 ? request.body : null;
+  // Another type reached the catch-all parser, which drained it.
+  const type = request.headers['content-type'];
+  if (type !== undefined) throw new UnsupportedMediaTypeError(type, 'multipart/form-data');
+  return null;
+}
 
 /** The part named `file`, a file or a plain field; every other part is read past and dropped. */
 export async function readMultipartFile(request: FastifyRequest, tooLarge: string): Promise<Buffer | null> {

@@ -22,12 +22,12 @@ export const allRoutes: FastifyPluginAsyncTypebox<{ all: AllService }> = async (
       },
     },
     async (request, reply) => {
-      const listing = await all.list(contextOf(request), request.query);
-      // Made from the answer's content: it changes exactly when the answer does.
-      const etag = entityTag('all', JSON.stringify(listing));
+      // Serialised once: the tag is a digest of the answer's bytes, which are then sent as they are.
+      const body = JSON.stringify(await all.list(contextOf(request), request.query));
+      const etag = entityTag('all', body);
       reply.header('etag', etag);
       if (notModified(request.headers['if-none-match'], etag)) return sendNotModified(reply);
-      return listing;
+      return reply.type('application/json; charset=utf-8').send(body as never);
     },
   );
 };

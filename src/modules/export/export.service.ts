@@ -17,14 +17,9 @@ import { parseVariables } from '../../shared/serialised.ts';
 import type { VersionsService } from '../versions/versions.service.ts';
 import { packFile, ZipWriter, type PackedFile } from './zip-writer.ts';
 import { SiblingNames, safeSegment } from './archive-names.ts';
-import {
-  exportRepository as repo,
-  type ExportCategory,
-  type ExportPage,
-  type ExportSection,
-  type ExportVersion,
-} from './export.repository.ts';
+import { exportRepository as repo, type ExportVersion } from './export.repository.ts';
 import type { ExportManifest, ManifestVersion } from './export.manifest.ts';
+import { sectionIndex, SETTINGS, type IndexFile } from './export.index.ts';
 
 export interface ExportInput {
   format: 'darkdown' | 'markdown';
@@ -48,7 +43,6 @@ const CONTENTS_BATCH = 20;
 /** Names no section folder may take: the version's references live beside them. */
 const REFS = 'refs';
 const MANIFEST = 'manifest.json';
-const SETTINGS = 'settings.json';
 
 /** Where the export's files go: one at a time, or packed ahead in batches. */
 interface Output {
@@ -56,11 +50,6 @@ interface Output {
   write(file: PackedFile): Promise<void>;
   signal: AbortSignal;
 }
-
-/** One file of a section's index, in archive order: a page (its contents read later) or a category. */
-type IndexFile =
-  | { kind: 'page'; path: string; page: ExportPage }
-  | { kind: 'category'; path: string; category: ExportCategory };
 
 /**
  * The export (decisions.md §6): a ZIP of the project, written while it is sent, from one snapshot of
@@ -279,78 +268,4 @@ export class ExportService {
       for (const file of packed) await out.write(file);
     }
   }
-}
-
-/**
- * A section's index in archive order: its categories and top-level pages numbered by position, each
- * page's children in a folder named as the page's file is (without its number), depth first.
- */
-function sectionIndex(
-  dir: string,
-  section: ExportSection,
-  categories: readonly ExportCategory[],
-  pages: readonly ExportPage[],
-): IndexFile[] {
-  const own = pages.filter((p) => p.documentation_id === section.id);
-  const live = new Set(own.map((p) => p.id));
-  const children = new Map<number | null, ExportPage[]>();
-  for (const page of own) {
-    // A page whose parent is gone (deleted) stands at the top of the index.
-    const parent = page.parent_page_id !== null && live.has(page.parent_page_id) ? page.parent_page_id : null;
-    const list = children.get(parent) ?? [];
-    list.push(page);
-    children.set(parent, list);
-  }
-  const top: Array<{
-    position: number;
-    id: number;
-    entry: ExportCategory | ExportPage;
-    kind: 'category' | 'page';
-  }> = [
-    ...categories
-      .filter((c) => c.documentation_id === section.id)
-      .map((c) => ({ position: c.position, id: c.id, entry: c, kind: 'category' as const })),
-    ...(children.get(null) ?? []).map((p) => ({
-      position: p.position,
-      id: p.id,
-      entry: p,
-      kind: 'page' as const,
-    })),
-  ].sort(
-    (a, b) => a.position - b.position || (a.kind === b.kind ? a.id - b.id : a.kind === 'category' ? -1 : 1),
-  );
-
-  const files: IndexFile[] = [];
-  const walk = (
-    folder: string,
-    entries: ReadonlyArray<{ kind: 'category' | 'page'; entry: ExportCategory | ExportPage }>,
-    reserved: string[],
-  ): void => {
-    const names = new SiblingNames(reserved);
-    for (const [index, { kind, entry }] of entries.entries()) {
-      const number = index + 1;
-      if (kind === 'category') {
-        const category = entry;
-        files.push({
-          kind,
-          path: `${folder}/${number} ${safeSegment(category.title, 'category')}.md`,
-          category,
-        });
-        continue;
-      }
-      const page = entry as ExportPage;
-      const base = names.claim(safeSegment(page.title, 'page'));
-      files.push({ kind, path: `${folder}/${number} ${base}.md`, page });
-      const below = children.get(page.id);
-      if (below !== undefined && below.length > 0) {
-        walk(
-          `${folder}/${base}`,
-          below.map((p) => ({ kind: 'page' as const, entry: p })),
-          [],
-        );
-      }
-    }
-  };
-  walk(dir, top, [SETTINGS]);
-  return files;
 }

@@ -1,9 +1,8 @@
 import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
-import { BadRequestError, UnsupportedMediaTypeError } from '../../errors.ts';
+import { BadRequestError } from '../../errors.ts';
 import { contextOf } from '../../http/change-context.ts';
-import { readMultipartFile } from '../../http/multipart-file.ts';
+import { readUploadedFile } from '../../http/multipart-file.ts';
 import { errorResponses } from '../../http/schemas.ts';
 import { ARCHIVE_LIMITS } from './import.archive.ts';
 import { ImportBody, ImportQuery, ImportReportSchema } from './import.schemas.ts';
@@ -45,7 +44,7 @@ export const importRoutes: FastifyPluginAsyncTypebox<{ imports: ImportService }>
       },
     },
     async (request, reply) => {
-      const bytes = await readArchive(request);
+      const bytes = await readUploadedFile(request, TOO_LARGE);
       if (bytes === null) {
         throw new BadRequestError(
           "No archive was uploaded: send it in the multipart/form-data field 'file' (or as a raw application/zip body).",
@@ -58,11 +57,3 @@ export const importRoutes: FastifyPluginAsyncTypebox<{ imports: ImportService }>
     },
   );
 };
-
-async function readArchive(request: FastifyRequest): Promise<Buffer | null> {
-  if (request.isMultipart()) return readMultipartFile(request, TOO_LARGE);
-  if (Buffer.isBuffer(request.body)) return request.body.length > 0 ? request.body : null;
-  const type = request.headers['content-type'];
-  if (type !== undefined) throw new UnsupportedMediaTypeError(type, 'multipart/form-data');
-  return null;
-}

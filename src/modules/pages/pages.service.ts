@@ -42,9 +42,6 @@ export interface PagePlacement {
   parentId?: number | null;
 }
 
-/** What an update may change: the API's fields, and for callers inside Quire whether the page is listed. */
-export type PageChanges = PageUpdateInput;
-
 /** Pages: create, update and publish here (one transaction each, history and change event inside it); reads in PageReader. */
 export class PagesService {
   private readonly db: Kysely<Database>;
@@ -177,7 +174,7 @@ export class PagesService {
     });
   }
 
-  async update(ctx: UseCaseContext, id: number, input: PageChanges): Promise<Page> {
+  async update(ctx: UseCaseContext, id: number, input: PageUpdateInput): Promise<Page> {
     const { message: _message, ...changes } = input;
     if (Object.values(changes).every((value) => value === undefined)) {
       throw new BadRequestError(

@@ -1,8 +1,6 @@
 import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
-import { UnsupportedMediaTypeError } from '../../errors.ts';
-import { readMultipartFile } from '../../http/multipart-file.ts';
+import { readUploadedFile } from '../../http/multipart-file.ts';
 import { contextOf } from '../../http/change-context.ts';
 import { errorResponses } from '../../http/schemas.ts';
 import type { ReferencesService } from './references.service.ts';
@@ -53,18 +51,9 @@ export const referenceUploadRoutes: FastifyPluginAsyncTypebox<{ references: Refe
       const reference = await references.upload(contextOf(request), {
         versionId: request.params.versionId,
         publish: request.query.publish ?? true,
-        readFile: () => readUploadedFile(request),
+        readFile: () => readUploadedFile(request, TOO_LARGE),
       });
       return reply.code(201).send(reference);
     },
   );
 };
-
-async function readUploadedFile(request: FastifyRequest): Promise<Buffer | null> {
-  if (request.isMultipart()) return readMultipartFile(request, TOO_LARGE);
-  if (Buffer.isBuffer(request.body)) return request.body.length > 0 ? request.body : null;
-  // Another type reached the catch-all parser, which drained it.
-  const type = request.headers['content-type'];
-  if (type !== undefined) throw new UnsupportedMediaTypeError(type, 'multipart/form-data');
-  return null;
-}
