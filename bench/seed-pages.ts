@@ -105,12 +105,18 @@ function contentFor(rnd: () => number, links: readonly string[]): string {
   return `${blocks.join('\n\n')}\n`;
 }
 
-export async function seedPages(databaseUrl: string, pageCount: number): Promise<SeedResult> {
+/** Seeds `pageCount` pages; on PostgreSQL into `schema` (created if missing) when given. */
+export async function seedPages(
+  databaseUrl: string,
+  pageCount: number,
+  schema?: string,
+): Promise<SeedResult> {
   const deps = createDeps(
     loadConfig({ DATABASE_URL: databaseUrl, QUIRE_BOOTSTRAP: 'false', LOG_LEVEL: 'silent' }),
+    schema !== undefined ? { schema } : {},
   );
   try {
-    await upgradeDatabase(deps.database);
+    await upgradeDatabase(deps.database, schema);
     const cli = { actor: CLI_ACTOR, ipAddress: null };
     const project = await deps.projects.create(cli, { name: 'Bench', plan: 'enterprise' });
     const ctx = { ...cli, scope: wholeProject(project) };

@@ -17,6 +17,7 @@ import { auditRoutes } from './modules/audit/audit.routes.ts';
 import { documentationRoutes } from './modules/documentation/documentation.routes.ts';
 import { exportRoutes } from './modules/export/export.routes.ts';
 import { importRoutes } from './modules/import/import.routes.ts';
+import { changelogsRoutes } from './modules/changelogs/changelogs.routes.ts';
 import { pagesRoutes } from './modules/pages/pages.routes.ts';
 import { readerAccessRoutes } from './modules/reader-access/reader-access.routes.ts';
 import { referencesRoutes } from './modules/references/references.routes.ts';
@@ -239,6 +240,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
       await api.register(auditRoutes, { audit: deps.auditLog });
       await api.register(exportRoutes, { exports: deps.exports });
       await api.register(importRoutes, { imports: deps.imports });
+      await api.register(changelogsRoutes, { changelogs: deps.changelogs });
       api.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
     },
     { prefix: '/api/v1' },

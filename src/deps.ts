@@ -126,7 +126,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     references,
     pages,
     readerAccess: new ReaderAccessService(db, reader, clock, changes),
-    changelogs: new ChangelogsService(db, clock, changes),
+    changelogs: new ChangelogsService(database, clock, changes, workers),
     all: new AllService(reader, versions),
     search: new SearchService(db, reader, new SearchRepository(database.dialect), searchIndex, versions, () =>
       database.changeStamp(),

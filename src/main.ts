@@ -31,6 +31,14 @@ export async function serve(env: Readonly<Record<string, string | undefined>> = 
       .catch((error: unknown) => app.log.warn({ err: error }, 'idempotency purge failed'));
   void purge();
   setInterval(() => void purge(), 60 * 60 * 1000).unref();
+  // Deleted pages, sections, references and versions are kept 30 days: purged on start and daily.
+  const purgeDeleted = () =>
+    deps.pages
+      .purgeDeleted()
+      .then((report) => app.log.info({ purged: report }, 'deleted rows purged'))
+      .catch((error: unknown) => app.log.warn({ err: error }, 'purge of deleted rows failed'));
+  void purgeDeleted();
+  setInterval(() => void purgeDeleted(), 24 * 60 * 60 * 1000).unref();
   if (boot) {
     const address = app.server.address();
     const port = typeof address === 'object' && address !== null ? address.port : config.port;

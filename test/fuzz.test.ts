@@ -4,6 +4,7 @@ import type { FastifyInstance, InjectOptions } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.ts';
 import {
+  adminContext,
   createCategory,
   createDocumentation,
   createKey,
@@ -84,9 +85,17 @@ async function setUpWorld(t: TestApp): Promise<World> {
     content: '## A\n\nb',
   });
   expect(anchor.statusCode).toBe(200);
+  // In a version of their own, outside the pools: a fuzzed clone of a pool version would copy them
+  // again and again, and every export would then convert each copy.
+  const bigVersion = await createVersion(t.deps, w.project.id, {
+    name: 'big',
+    slug: 'big',
+    published: false,
+  });
+  const bigSection = await createDocumentation(t.deps, bigVersion.id, { title: 'Big', slug: 'big' });
   const bigPages: Record<string, number> = {};
   for (const [label, content] of Object.entries(BIG_CONTENTS)) {
-    const big = await api.post(`/documentation/${w.documentation.id}/page`, { title: label, content });
+    const big = await api.post(`/documentation/${bigSection.id}/page`, { title: label, content });
     expect(big.statusCode).toBe(200);
     bigPages[label] = big.json().id;
   }
@@ -94,6 +103,15 @@ async function setUpWorld(t: TestApp): Promise<World> {
   const draft = await upload(t.app, w.key, w.version.id, openapiJson('Draft API'), { publish: false });
   expect([published.statusCode, draft.statusCode]).toEqual([201, 201]);
   expect((await api.post('/reader-access', { email: 'reader@example.com' })).statusCode).toBe(200);
+
+  const deleted = await api.post(`/documentation/${w.documentation.id}/page`, {
+    title: 'Deleted',
+    content: 'x',
+  });
+  expect((await api.delete(`/page/${deleted.json().id}`)).statusCode).toBe(200);
+  const changelog = async (projectId: number, title: string) =>
+    (await t.deps.changelogs.create(await adminContext(t.deps, { projectId }), { title })).id;
+  const changelogs = [await changelog(w.project.id, 'Product updates'), await changelog(w.project.id, 'API')];
 
   const other = await createWorld(t.deps);
   const otherPage = await client(t.app, other.key).post(`/documentation/${other.documentation.id}/page`, {
@@ -113,12 +131,16 @@ async function setUpWorld(t: TestApp): Promise<World> {
       documentation: [w.documentation.id, docV2.id],
       page: pages,
       reference: [published.json().id, draft.json().id],
+      changelog: changelogs,
+      trash: [deleted.json().id],
     },
     foreign: {
       version: [other.version.id],
       documentation: [other.documentation.id],
       page: [otherPage.json().id],
       reference: [otherRef.json().id],
+      changelog: [await changelog(other.project.id, 'Theirs')],
+      trash: [otherPage.json().id],
     },
     known: {
       slugs: [

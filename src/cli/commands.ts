@@ -140,5 +140,10 @@ export const COMMANDS: Record<string, Command> = {
     const projectId = values.project !== undefined ? positiveInt(values.project, '--project') : undefined;
     return deps.search.reindex(projectId);
   },
+  // What was deleted more than 30 days ago goes for good (the server also does it on start and daily).
+  purge: async (deps, args) => {
+    parseOptions(args, {});
+    return deps.pages.purgeDeleted();
+  },
   ...contentsCommands,
 };

@@ -30,6 +30,7 @@ const USAGE = `usage: quire <command>
   reference upload --version ID FILE [--draft]
   changelog create --project ID --title TITLE [--slug SLUG]
   search reindex [--project ID]
+  purge
   import --project ID FILE.zip [--draft]`;
 
 /**

@@ -13,9 +13,19 @@ import { pagesListingIndex } from './migrations/0002-pages-listing-index.ts';
 import { changelogs } from './migrations/0003-changelogs.ts';
 import { search } from './migrations/0004-search.ts';
 import { idempotency } from './migrations/0005-idempotency.ts';
+import { newerOperations } from './migrations/0006-newer-operations.ts';
+import { searchPosts } from './migrations/0007-search-posts.ts';
 
 /** Append-only: never edit a migration that has shipped; add the next one here. */
-const MIGRATIONS: readonly Migration[] = [initial, pagesListingIndex, changelogs, search, idempotency];
+const MIGRATIONS: readonly Migration[] = [
+  initial,
+  pagesListingIndex,
+  changelogs,
+  search,
+  idempotency,
+  newerOperations,
+  searchPosts,
+];
 
 /**
  * Work a migration needs from code above the database layer (deriving the search index from stored

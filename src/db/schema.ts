@@ -73,6 +73,8 @@ export interface CategoriesTable {
   documentation_id: number;
   title: string;
   position: number;
+  /** the category this one was cloned from (N2) */
+  source_category_id: number | null;
   created: string;
   updated: string;
 }
@@ -88,7 +90,10 @@ export interface PagesTable {
   content_draft: string | null;
   content_published: string | null;
   position: number;
+  /** set by a delete; the page's slug then carries `~<id>`, which frees the slug for others */
   deleted_at: string | null;
+  /** the page this one was cloned from (N2); reports follow it back */
+  source_page_id: number | null;
   created: string;
   updated: string;
 }
@@ -103,6 +108,8 @@ export interface PageHistoryTable {
   content_draft: string | null;
   content_published: string | null;
   api_key_id: number | null;
+  /** the user of the key that made the revision, as it was then */
+  user_id: number | null;
   created: string;
 }
 
@@ -161,12 +168,14 @@ export interface ChangelogsTable {
 export interface SearchEntriesTable {
   id: Generated<number>;
   project_id: number;
-  version_id: number;
+  /** null for a changelog post: posts belong to the project */
+  version_id: number | null;
   documentation_id: number | null;
   page_id: number | null;
   reference_id: number | null;
-  section_type: 'doc' | 'ref';
-  version_slug: string;
+  changelog_post_id: number | null;
+  section_type: 'doc' | 'ref' | 'changelog';
+  version_slug: string | null;
   /** the section's slug, or `ref` for a reference's operations */
   section: string;
   /** the page's slug, or the reference's */
@@ -193,6 +202,18 @@ export interface IdempotencyKeysTable {
   completed: string | null;
 }
 
+/** A changelog's posts (N5/N6): Darkdown content, newest first. */
+export interface ChangelogPostsTable {
+  id: Generated<number>;
+  changelog_id: number;
+  title: string;
+  slug: string;
+  published: Bool;
+  content: string;
+  created: string;
+  updated: string;
+}
+
 export interface Database {
   projects: ProjectsTable;
   api_keys: ApiKeysTable;
@@ -206,6 +227,7 @@ export interface Database {
   reader_access: ReaderAccessTable;
   audit_log: AuditLogTable;
   changelogs: ChangelogsTable;
+  changelog_posts: ChangelogPostsTable;
   search_entries: SearchEntriesTable;
   idempotency_keys: IdempotencyKeysTable;
 }

@@ -10,6 +10,7 @@ const PARENT_COLUMN = {
   api_references: 'version_id',
   pages: 'documentation_id',
   changelogs: 'project_id',
+  changelog_posts: 'changelog_id',
 } as const;
 
 export type SluggedTable = keyof typeof PARENT_COLUMN;

@@ -1,6 +1,6 @@
 import type { Actor } from '../auth/actor.ts';
 import type { KeyRecord } from '../auth/keys.service.ts';
-import type { Changelog } from '../modules/changelogs/changelogs.presenter.ts';
+import type { Changelog, ChangelogPost } from '../modules/changelogs/changelogs.presenter.ts';
 import type { Category, Documentation } from '../modules/documentation/documentation.presenter.ts';
 import type { Page } from '../modules/pages/pages.presenter.ts';
 import type { ProjectRecord } from '../modules/projects/projects.presenter.ts';
@@ -31,6 +31,13 @@ export type ChangeEvent =
   | { type: 'version.created'; projectId: number; version: Version }
   | { type: 'version.updated'; projectId: number; version: Version; before: Version }
   | { type: 'version.deleted'; projectId: number; version: Version }
+  | {
+      type: 'version.cloned';
+      projectId: number;
+      version: Version;
+      source: Version;
+      copied: { documentation: number; categories: number; pages: number; references: number };
+    }
   | { type: 'documentation.created'; projectId: number; versionId: number; documentation: Documentation }
   | {
       type: 'documentation.updated';
@@ -71,6 +78,23 @@ export type ChangeEvent =
     }
   | { type: 'page.published'; projectId: number; page: Page; wasListed: boolean; message: string }
   | {
+      type: 'page.deleted';
+      projectId: number;
+      /** the page as it was before it went */
+      page: Page;
+      /** the page and every sub-page deleted with it */
+      pageIds: number[];
+    }
+  | {
+      type: 'page.restored';
+      projectId: number;
+      page: Page;
+      /** the page and the sub-pages that went with it and came back with it */
+      pageIds: number[];
+      /** the slug it had when deleted, when another page had taken it meanwhile */
+      slugTaken: string | null;
+    }
+  | {
       type: 'reference.uploaded';
       projectId: number;
       versionId: number;
@@ -95,7 +119,8 @@ export type ChangeEvent =
       before: ReaderAccess | null;
     }
   | { type: 'reader_access.revoked'; projectId: number; accessId: number; access: ReaderAccess }
-  | { type: 'changelog.created'; projectId: number; changelog: Changelog };
+  | { type: 'changelog.created'; projectId: number; changelog: Changelog }
+  | { type: 'changelog_post.created'; projectId: number; changelogId: number; post: ChangelogPost };
 
 export type ChangeType = ChangeEvent['type'];
 

@@ -35,6 +35,13 @@ export const OPERATIONS = {
   grantReaderAccess: { limit: 100, windowMs: HOUR },
   revokeReaderAccess: { limit: 100, windowMs: HOUR },
   searchContent: { limit: 10800, windowMs: HOUR },
+  deletePage: { limit: 10800, windowMs: HOUR },
+  restorePage: { limit: 10800, windowMs: HOUR },
+  cloneVersion: { limit: 60, windowMs: HOUR },
+  versionReport: { limit: 60, windowMs: HOUR },
+  brokenLinks: { limit: 60, windowMs: HOUR },
+  createChangelogPost: { limit: 10800, windowMs: HOUR },
+  listChangelogPosts: { limit: 600, windowMs: MINUTE },
 } as const satisfies Record<string, { limit: number; windowMs: number }>;
 
 export type OperationId = keyof typeof OPERATIONS;

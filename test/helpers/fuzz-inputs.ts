@@ -7,7 +7,7 @@ import { buildZip } from './zip.ts';
  * parameters, query parameters and body schema, then mutated. Everything here is plain data, so a
  * seed reproduces a run; ids of real resources are symbolic (`ref`) and resolved when sent.
  */
-export type Resource = 'version' | 'documentation' | 'page' | 'reference';
+export type Resource = 'version' | 'documentation' | 'page' | 'reference' | 'changelog' | 'trash';
 
 export interface JsonSchema {
   type?: string;
@@ -55,7 +55,7 @@ export function operationsOf(doc: { paths: Record<string, Record<string, Documen
           .filter((p) => p.in === 'path')
           .map((p) => {
             const before = segments[segments.indexOf(`{${p.name}}`) - 1] ?? '';
-            const known = ['version', 'documentation', 'page', 'reference'].includes(before);
+            const known = ['version', 'documentation', 'page', 'reference', 'changelog'].includes(before);
             return { name: p.name, schema: p.schema ?? {}, resource: known ? (before as Resource) : null };
           }),
         queryParams: params
@@ -1082,7 +1082,12 @@ export function baselineDraft(op: Operation, known: Known): Draft {
     path: Object.fromEntries(
       op.pathParams.map((p) => [
         p.name,
-        { ref: p.resource ?? 'page', pick: op.method === 'DELETE' ? 1 : 0, foreign: false },
+        {
+          // A restore needs a deleted page: the world keeps one aside.
+          ref: op.id === 'restorePage' ? 'trash' : (p.resource ?? 'page'),
+          pick: op.method === 'DELETE' ? 1 : 0,
+          foreign: false,
+        },
       ]),
     ),
     query: joinQuery(baselineQuery(op, known)),

@@ -262,6 +262,38 @@ export function auditEntries(event: ChangeEvent): AuditEntry[] {
           details: { email: event.access.email },
         },
       ];
+    case 'page.deleted':
+      return [
+        {
+          ...content('page', event.page.id, 'DEL'),
+          message: `Page '${event.page.title}' deleted`,
+          details: { slug: event.page.slug, pageIds: event.pageIds },
+        },
+      ];
+    case 'page.restored':
+      return [
+        {
+          ...content('page', event.page.id, 'UPD'),
+          message: `Page '${event.page.title}' restored`,
+          details: { slug: event.page.slug, pageIds: event.pageIds, slugTaken: event.slugTaken },
+        },
+      ];
+    case 'version.cloned':
+      return [
+        {
+          ...content('version', event.version.id, 'INS'),
+          message: `Version '${event.version.name}' cloned from '${event.source.name}'`,
+          details: { slug: event.version.slug, sourceId: event.source.id, copied: event.copied },
+        },
+      ];
+    case 'changelog_post.created':
+      return [
+        {
+          ...content('changelogPost', event.post.id, 'INS'),
+          message: `Changelog post '${event.post.title}' created`,
+          details: { changelogId: event.changelogId, slug: event.post.slug, published: event.post.published },
+        },
+      ];
     case 'changelog.created':
       return [
         {

@@ -1,28 +1,57 @@
 import type { Kysely } from 'kysely';
 import type { UseCaseContext } from '../../auth/actor.ts';
 import type { Clock } from '../../clock.ts';
+import type { DatabaseHandle } from '../../db/dialect.ts';
 import type { Database } from '../../db/schema.ts';
+import type { WorkerPool } from '../../workers/pool.ts';
 import { pickSlug } from '../../db/siblings.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import type { ChangeRecorder } from '../../events/change-recorder.ts';
 import { toStoredDate } from '../../shared/dates.ts';
 import { assertSlug } from '../../shared/slug.ts';
 import { assertNotBlank } from '../../shared/text.ts';
-import { presentChangelog, type Changelog } from './changelogs.presenter.ts';
+import { ChangelogPostsService } from './changelog-posts.service.ts';
+import { presentChangelog, type Changelog, type ChangelogPost } from './changelogs.presenter.ts';
 import { changelogsRepository as repo } from './changelogs.repository.ts';
+import type { ChangelogPostCreateInput, ChangelogPostListInput } from './changelogs.schemas.ts';
 
 export interface ChangelogCreateInput {
   title: string;
   slug?: string;
 }
 
-/** Changelogs: a project's feeds of posts. The posts themselves come with their own operations. */
+/** Changelogs: a project's feeds of posts; the posts' own use cases are in ChangelogPostsService. */
 export class ChangelogsService {
+  private readonly db: Kysely<Database>;
+  private readonly posts: ChangelogPostsService;
+
   constructor(
-    private readonly db: Kysely<Database>,
+    database: DatabaseHandle,
     private readonly clock: Clock,
     private readonly changes: ChangeRecorder,
-  ) {}
+    workers: WorkerPool,
+  ) {
+    this.db = database.db;
+    this.posts = new ChangelogPostsService(database, clock, changes, workers);
+  }
+
+  /** `POST /changelog/{id}/post` (N5). */
+  createPost(
+    ctx: UseCaseContext,
+    changelogId: number,
+    input: ChangelogPostCreateInput,
+  ): Promise<ChangelogPost> {
+    return this.posts.create(ctx, changelogId, input);
+  }
+
+  /** `GET /changelog/{id}/post` (N6): the serialised answer. */
+  listPostsJson(
+    ctx: UseCaseContext,
+    changelogId: number,
+    query: ChangelogPostListInput,
+  ): Promise<string | Buffer> {
+    return this.posts.listJson(ctx, changelogId, query);
+  }
 
   /** A changelog of the scope's project; its slug unique in the project. */
   async create(ctx: UseCaseContext, input: ChangelogCreateInput): Promise<Changelog> {

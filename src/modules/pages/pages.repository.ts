@@ -301,12 +301,11 @@ export const pagesRepository = {
     return Number(row?.n ?? 0);
   },
 
-  /** Revisions of a page, newest first, before a revision's id; with the user of the key that made each. */
+  /** Revisions of a page, newest first, before a revision's id; with the user whose key made each. */
   revisions(db: Executor, pageId: number, beforeId: number | null, limit: number) {
     let query = db
       .selectFrom('page_history as h')
-      .leftJoin('api_keys as k', 'k.id', 'h.api_key_id')
-      .leftJoin('users as u', 'u.id', 'k.user_id')
+      .leftJoin('users as u', 'u.id', 'h.user_id')
       .select([
         'h.id',
         'h.operation',

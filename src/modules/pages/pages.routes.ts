@@ -11,6 +11,7 @@ import {
 } from './pages.schemas.ts';
 import { HistoryQuery, RevisionListSchema, RevisionParams } from './pages.history.schemas.ts';
 import type { PagesService } from './pages.service.ts';
+import { EmptyObject } from '../versions/versions.schemas.ts';
 import { pageTag, type Page } from './pages.presenter.ts';
 import type { FastifyReply } from 'fastify';
 
@@ -62,6 +63,46 @@ export const pagesRoutes: FastifyPluginAsyncTypebox<{ pages: PagesService }> = a
       },
     },
     async (request, reply) => tagged(reply, await pages.publish(contextOf(request), request.params.id)),
+  );
+
+  app.delete(
+    '/page/:id',
+    {
+      config: { operation: 'deletePage', permission: 'page.delete' },
+      schema: {
+        operationId: 'deletePage',
+        summary: 'Delete a page and its sub-pages',
+        description:
+          'Gone at once from every read, listing, search, export and report (404 afterwards). The rows ' +
+          'are kept 30 days: POST /page/{id}/restore brings the page back until then.',
+        tags: ['pages'],
+        params: IdParam('id', 'Page ID'),
+        response: { 200: EmptyObject, ...errorResponses(412, 404) },
+      },
+    },
+    async (request) => {
+      await pages.delete(contextOf(request), request.params.id);
+      return {};
+    },
+  );
+
+  app.post(
+    '/page/:id/restore',
+    {
+      config: { operation: 'restorePage', permission: 'page.delete' },
+      schema: {
+        operationId: 'restorePage',
+        summary: 'Restore a deleted page, with the sub-pages deleted with it',
+        description:
+          'The page comes back with its history. A slug another page took meanwhile is made unique ' +
+          '(`-2`, `-3`…). 409 when the page is not deleted, or when it went with its parent page: restore ' +
+          'the parent.',
+        tags: ['pages'],
+        params: IdParam('id', 'Page ID'),
+        response: { 200: PageSchema, ...errorResponses(404, 409) },
+      },
+    },
+    async (request, reply) => tagged(reply, await pages.restore(contextOf(request), request.params.id)),
   );
 
   app.get(

@@ -24,6 +24,7 @@ import { pageStateTag, presentPage, type Page } from './pages.presenter.ts';
 import { assertIfMatch, refines } from '../../http/conditional.ts';
 import { PageHistory, type RevisionList } from './pages.history.ts';
 import { PagePlacer } from './pages.placement.ts';
+import { PageTrash, type PurgeReport } from './pages.trash.ts';
 import { PageReader, type TaggedAnswer } from './pages.reader.ts';
 import type { WorkerPool } from '../../workers/pool.ts';
 import { PageRenderer, type RenderCacheOptions, type RenderStats } from './pages.renderer.ts';
@@ -42,7 +43,10 @@ export interface PagePlacement {
   parentId?: number | null;
 }
 
-/** Pages: create, update and publish here (one transaction each, history and change event inside it); reads in PageReader. */
+/**
+ * Pages: create, update and publish here (one transaction each, history and change event inside it);
+ * reads in PageReader, deletion in PageTrash.
+ */
 export class PagesService {
   private readonly db: Kysely<Database>;
   private readonly queries: PageQueries;
@@ -50,6 +54,7 @@ export class PagesService {
   private readonly reader: PageReader;
   private readonly placer: PagePlacer;
   private readonly revisions: PageHistory;
+  private readonly trash: PageTrash;
 
   constructor(
     database: DatabaseHandle,
@@ -65,6 +70,7 @@ export class PagesService {
     this.renderer = new PageRenderer(this.queries, workers, renderCache);
     this.placer = new PagePlacer(documentation);
     this.revisions = new PageHistory(database.reader, this.queries);
+    this.trash = new PageTrash(this.db, this.queries, clock, changes, documentation);
     this.reader = new PageReader(
       database.reader,
       this.queries,
@@ -106,6 +112,21 @@ export class PagesService {
       const content = row.content_draft ?? row.content_published ?? '';
       return this.update(tx, id, { content, message: `Restored revision ${revision}` });
     });
+  }
+
+  /** `DELETE /page/{id}`: the page and its sub-pages leave every read (soft; restorable for 30 days). */
+  delete(ctx: UseCaseContext, id: number): Promise<void> {
+    return this.trash.delete(ctx, id);
+  }
+
+  /** `POST /page/{id}/restore`: a deleted page back, with the sub-pages deleted with it. */
+  restore(ctx: UseCaseContext, id: number): Promise<Page> {
+    return this.trash.restore(ctx, id);
+  }
+
+  /** Removes for good what was deleted more than 30 days ago (on start, daily, `bin/quire purge`). */
+  purgeDeleted(): Promise<PurgeReport> {
+    return this.trash.purge();
   }
 
   renderStats(): RenderStats {
@@ -317,6 +338,7 @@ export class PagesService {
       content_draft: view.content_draft,
       content_published: view.content_published,
       api_key_id: tx.actor.kind === 'key' ? tx.actor.keyId : null,
+      user_id: tx.actor.kind === 'key' ? (tx.actor.user?.id ?? null) : null,
       created: toStoredDate(this.clock.now()),
     });
     const page = presentPage(view);

@@ -20,6 +20,12 @@ export function searchSubscriber(indexer: SearchIndexer): ChangeSubscriber {
         return;
       case 'version.deleted':
         return indexer.version(trx, event.version.id);
+      case 'version.cloned':
+        return indexer.version(trx, event.version.id);
+      case 'page.deleted':
+      case 'page.restored':
+        for (const id of event.pageIds) await indexer.page(trx, id);
+        return;
       case 'documentation.updated':
         if (
           event.documentation.published !== event.before.published ||
@@ -35,6 +41,10 @@ export function searchSubscriber(indexer: SearchIndexer): ChangeSubscriber {
         return;
       case 'reference.published':
         return indexer.reference(trx, event.reference.id);
+      case 'changelog_post.created':
+        // An unpublished post is for the changelog's editors only.
+        if (event.post.published) return indexer.changelogPost(trx, event.post.id);
+        return;
       // Nothing readers can find changes: new pages are drafts, new sections and versions are empty,
       // and the rest are not content.
       case 'page.created':

@@ -1,15 +1,22 @@
 import { setImmediate } from 'node:timers/promises';
-import { sql, type Insertable } from 'kysely';
-import { extractSections } from '../../content/sections.ts';
+import { sql } from 'kysely';
 import type { DialectName } from '../../db/dialect.ts';
 import type { Executor } from '../../db/executor.ts';
-import type { SearchEntriesTable } from '../../db/schema.ts';
-import { parseVariables, utf8Text } from '../../shared/serialised.ts';
+import { utf8Text } from '../../shared/serialised.ts';
 import { parseStoredDefinition, type DefinitionFormat } from '../references/definition.parser.ts';
 import { referenceOperations, type IndexedOperation } from './reference-operations.ts';
+import {
+  entriesOf,
+  entriesOfPages,
+  postEntries,
+  visiblePages,
+  visiblePosts,
+  visibleReferences,
+  withoutMarks,
+  type Entry,
+} from './search.entries.ts';
 
-type Entry = Insertable<SearchEntriesTable>;
-type Scope = 'page_id' | 'reference_id' | 'version_id' | 'project_id';
+type Scope = 'page_id' | 'reference_id' | 'changelog_post_id' | 'version_id' | 'project_id';
 
 /**
  * How the operations of a stored definition are read. The server reads them in a worker thread
@@ -29,116 +36,13 @@ export const operationsInPlace: OperationsReader = (definition, format) => {
   }
 };
 
-/** Rows are written this many at a time (14 values each, far below either database's limit). */
+/** Rows are written this many at a time (at most 15 values each, far below either database's limit). */
 const BATCH = 200;
-/** The control characters the engines' highlights are marked with; never part of indexed text. */
-/**
- * Text for the index: without the engine's mark characters, and without NUL, which a page can carry
- * only escaped (`\u0000` in a plugin's JSON) but which the derived text then holds as it is, and which
- * PostgreSQL refuses in text.
- */
-const withoutMarks = (text: string): string =>
-  // eslint-disable-next-line no-control-regex
-  text.replace(/[\u0000-\u0002]/g, (c) => (c === '\u0000' ? '' : ' '));
-
-/** Live pages of live, published sections of published versions, listed, with published contents. */
-const visiblePages = (db: Executor) =>
-  db
-    .selectFrom('pages as p')
-    .innerJoin('documentation as d', 'd.id', 'p.documentation_id')
-    .innerJoin('versions as v', 'v.id', 'd.version_id')
-    .innerJoin('projects as pr', 'pr.id', 'v.project_id')
-    .select([
-      'p.id',
-      'p.title',
-      'p.slug',
-      'p.content_published',
-      'p.documentation_id',
-      'd.slug as section',
-      'v.id as version_id',
-      'v.slug as version_slug',
-      'v.project_id',
-      'pr.variables',
-    ])
-    .where('p.deleted_at', 'is', null)
-    .where('d.deleted_at', 'is', null)
-    .where('v.deleted_at', 'is', null)
-    .where('p.listed', '=', 1)
-    .where('d.published', '=', 1)
-    .where('v.published', '=', 1)
-    .where('p.content_published', 'is not', null)
-    .orderBy('p.id');
-
-type VisiblePage = Awaited<ReturnType<ReturnType<typeof visiblePages>['execute']>>[number];
-
-/**
- * Live, published references of published versions. On SQLite the definition comes as its stored
- * UTF-8 bytes (a copy; decoding megabytes into a string would hold the event loop), for the thread
- * that reads its operations.
- */
-const visibleReferences = (db: Executor, sqlite: boolean) =>
-  db
-    .selectFrom('api_references as r')
-    .innerJoin('versions as v', 'v.id', 'r.version_id')
-    .select([
-      'r.id',
-      'r.slug',
-      sqlite
-        ? sql<Uint8Array | null>`cast(r.definition_published as blob)`.as('definition')
-        : sql<string | null>`r.definition_published`.as('definition'),
-      'r.format_published',
-      'v.id as version_id',
-      'v.slug as version_slug',
-      'v.project_id',
-    ])
-    .where('r.deleted_at', 'is', null)
-    .where('v.deleted_at', 'is', null)
-    .where('r.published', '=', 1)
-    .where('v.published', '=', 1)
-    .where('r.definition_published', 'is not', null)
-    .orderBy('r.id');
-
-/** A page's entries: its title with the text before its first H2, then one per H2 section. */
-export function pageEntries(page: VisiblePage): Entry[] {
-  const sections = extractSections(page.content_published ?? '', {
-    variables: parseVariables(page.variables),
-  });
-  if (sections[0]?.heading !== null) sections.unshift({ heading: null, anchor: null, text: '' });
-  return sections.map((section, ordr) => ({
-    project_id: page.project_id,
-    version_id: page.version_id,
-    documentation_id: page.documentation_id,
-    page_id: page.id,
-    reference_id: null,
-    section_type: 'doc',
-    version_slug: page.version_slug,
-    section: page.section,
-    page: page.slug,
-    fragment: section.anchor ?? '',
-    title: withoutMarks(section.heading ?? page.title),
-    content: withoutMarks(section.text),
-    ordr,
-  }));
-}
-
-/** Pages are read this many at a time before the event loop gets a turn (a version may have thousands). */
-const PAGES_PER_TURN = 25;
-
-async function entriesOfPages(pages: readonly VisiblePage[]): Promise<Entry[]> {
-  const entries: Entry[] = [];
-  for (let i = 0; i < pages.length; i++) {
-    const page = pages[i];
-    if (page !== undefined) entries.push(...pageEntries(page));
-    if ((i + 1) % PAGES_PER_TURN === 0) await setImmediate();
-  }
-  return entries;
-}
-
 /**
  * Keeps the search index equal to what readers can see. Each method replaces the entries of one
- * scope (a page, a reference, a version, a project) inside the caller's transaction: entries of
- * something no longer visible are removed, and the visible ones are derived again from the stored
- * contents.
+ * scope (a page, a reference, a changelog post, a version, a project) inside the caller's
+ * transaction: entries of something no longer visible are removed, and the visible ones are derived
+ * again from the stored contents.
  */
 export class SearchIndexer {
   constructor(
@@ -162,6 +66,13 @@ export class SearchIndexer {
     await this.insert(trx, await this.referenceEntries(references));
   }
 
+  /** A changelog post: indexed while published (posts are published when created, or never). */
+  async changelogPost(trx: Executor, postId: number): Promise<void> {
+    await this.remove(trx, 'changelog_post_id', postId);
+    const posts = await visiblePosts(trx).where('cp.id', '=', postId).execute();
+    await this.insert(trx, await entriesOf(posts, postEntries));
+  }
+
   async version(trx: Executor, versionId: number): Promise<void> {
     await this.remove(trx, 'version_id', versionId);
     const pages = await visiblePages(trx).where('v.id', '=', versionId).execute();
@@ -179,7 +90,12 @@ export class SearchIndexer {
     const references = await visibleReferences(trx, this.dialect === 'sqlite')
       .where('v.project_id', '=', projectId)
       .execute();
-    const entries = [...(await entriesOfPages(pages)), ...(await this.referenceEntries(references))];
+    const posts = await visiblePosts(trx).where('c.project_id', '=', projectId).execute();
+    const entries = [
+      ...(await entriesOfPages(pages)),
+      ...(await this.referenceEntries(references)),
+      ...(await entriesOf(posts, postEntries)),
+    ];
     await this.insert(trx, entries);
     return entries.length;
   }
@@ -248,9 +164,12 @@ export class SearchIndexer {
       if (this.dialect !== 'sqlite' || ids.length === 0) continue;
       const first = Math.min(...ids.map((row) => row.id));
       const last = Math.max(...ids.map((row) => row.id));
+      // scope: p<project>, then v<version> d<section> for a page, v<version> r for a reference's
+      // operation, c for a changelog post (no version): see SearchRepository's filters.
       await sql`insert into search_fts (rowid, title, content, scope)
         select id, title, content,
-          'p' || project_id || ' v' || version_id || ' ' || coalesce('d' || documentation_id, 'r')
+          'p' || project_id || coalesce(' v' || version_id, '') || ' ' ||
+          case when section_type = 'changelog' then 'c' else coalesce('d' || documentation_id, 'r') end
         from search_entries where id between ${first} and ${last}`.execute(trx);
       if (start + BATCH < entries.length) await setImmediate();
     }

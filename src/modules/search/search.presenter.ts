@@ -4,8 +4,9 @@ import type { MatchedEntry } from './search.repository.ts';
 export interface SearchHit {
   content: string;
   title: string;
-  sectionType: 'doc' | 'ref';
-  version: string;
+  sectionType: 'doc' | 'ref' | 'changelog';
+  /** null for a changelog post, which belongs to the project rather than to a version */
+  version: string | null;
   section: string;
   page: string;
   pageId: number | null;
@@ -69,10 +70,16 @@ function aroundFirstMatch(marked: string): string {
   return `${from > 0 ? '…' : ''}${slice}${to < marked.length ? '…' : ''}`;
 }
 
+/**
+ * `/<version>/<section>/<page>#<fragment>`. A changelog post has no version: its path is
+ * `/changelog/<changelog>/<post>#<fragment>`, the way readers' sites address a changelog's posts
+ * (a version may be called `changelog` too; the hit's sectionType tells the two apart).
+ */
 export function entryPath(
-  entry: Pick<MatchedEntry, 'version_slug' | 'section' | 'page' | 'fragment'>,
+  entry: Pick<MatchedEntry, 'section_type' | 'version_slug' | 'section' | 'page' | 'fragment'>,
 ): string {
-  const path = `/${entry.version_slug}/${entry.section}/${entry.page}`;
+  const first = entry.section_type === 'changelog' ? 'changelog' : (entry.version_slug ?? '');
+  const path = `/${first}/${entry.section}/${entry.page}`;
   return entry.fragment === '' ? path : `${path}#${entry.fragment}`;
 }
 

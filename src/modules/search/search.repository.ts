@@ -9,12 +9,18 @@ export interface SearchFilter {
   versionIds: readonly number[] | null;
   /** the sections to search (their pages only, no reference operations), or null for all */
   documentationIds: readonly number[] | null;
+  /**
+   * whether changelog posts are searched too: they belong to the project, not to a version or a
+   * section, so they are outside any version or section named, but within a key's version scope
+   */
+  posts: boolean;
 }
 
 export interface MatchedEntry {
   id: number;
-  section_type: 'doc' | 'ref';
-  version_slug: string;
+  section_type: 'doc' | 'ref' | 'changelog';
+  /** null for a changelog post */
+  version_slug: string | null;
   section: string;
   page: string;
   page_id: number | null;
@@ -39,22 +45,56 @@ const RANK_WEIGHTS = '{0, 0, 0.1, 1}';
 const START = '\u0001';
 const STOP = '\u0002';
 
-/** The entry's scope as FTS5 tokens: p<project> v<version> d<section> (or r for a reference). */
-const scopeTokens = (filter: SearchFilter): string => {
+/** Posts are searched unless a section is named: sections hold pages only. */
+const searchesPosts = (filter: SearchFilter): boolean => filter.posts && filter.documentationIds === null;
+
+/**
+ * The filter as an FTS5 expression over the entries' scope tokens: p<project>, v<version>, d<section>
+ * (r for a reference's operation), c for a changelog post. Null: nothing can match.
+ */
+const scopeTokens = (filter: SearchFilter): string | null => {
   const any = (prefix: string, ids: readonly number[]) =>
     `scope : (${ids.map((id) => `"${prefix}${Math.trunc(id)}"`).join(' OR ')})`;
+  const { versionIds, documentationIds } = filter;
+  const posts = searchesPosts(filter);
   const parts = [`scope : "p${Math.trunc(filter.projectId)}"`];
-  if (filter.versionIds !== null) parts.push(any('v', filter.versionIds));
-  if (filter.documentationIds !== null) parts.push(any('d', filter.documentationIds));
-  return parts.join(' AND ');
+  if (documentationIds !== null) {
+    if (documentationIds.length === 0) return null;
+    parts.push(any('d', documentationIds));
+  }
+  if (versionIds !== null) {
+    const within = [
+      ...(versionIds.length > 0 ? [any('v', versionIds)] : []),
+      ...(posts ? ['scope : "c"'] : []),
+    ];
+    if (within.length === 0) return null;
+    parts.push(`(${within.join(' OR ')})`);
+  }
+  const scope = parts.join(' AND ');
+  // A version or section token already leaves posts out; the project's token alone does not.
+  return posts || versionIds !== null || documentationIds !== null ? scope : `(${scope}) NOT scope : "c"`;
 };
 
-function pgConditions(filter: SearchFilter): RawBuilder<unknown> {
-  const parts: RawBuilder<unknown>[] = [sql`e.project_id = ${filter.projectId}`];
+/** The same filter in SQL over search_entries `e`; null: nothing can match. */
+function pgConditions(filter: SearchFilter): RawBuilder<unknown> | null {
+  const { versionIds, documentationIds } = filter;
+  const posts = searchesPosts(filter);
   const within = (column: 'e.version_id' | 'e.documentation_id', ids: readonly number[]) =>
     sql`${sql.ref(column)} in (${sql.join(ids.map((id) => sql`${id}`))})`;
-  if (filter.versionIds !== null) parts.push(within('e.version_id', filter.versionIds));
-  if (filter.documentationIds !== null) parts.push(within('e.documentation_id', filter.documentationIds));
+  const parts: RawBuilder<unknown>[] = [sql`e.project_id = ${filter.projectId}`];
+  if (documentationIds !== null) {
+    if (documentationIds.length === 0) return null;
+    parts.push(within('e.documentation_id', documentationIds));
+  }
+  if (versionIds !== null) {
+    const alternatives = [
+      ...(versionIds.length > 0 ? [within('e.version_id', versionIds)] : []),
+      ...(posts ? [sql`e.changelog_post_id is not null`] : []),
+    ];
+    if (alternatives.length === 0) return null;
+    parts.push(sql`(${sql.join(alternatives, sql` or `)})`);
+  }
+  if (!posts) parts.push(sql`e.changelog_post_id is null`);
   return sql.join(parts, sql` and `);
 }
 
@@ -77,23 +117,24 @@ export class SearchRepository {
     limit: number,
     offset: number,
   ): Promise<SearchPage> {
-    if ((filter.versionIds?.length ?? 1) === 0 || (filter.documentationIds?.length ?? 1) === 0) {
-      return { total: 0, entries: [] };
+    if (this.dialect === 'sqlite') {
+      const scope = scopeTokens(filter);
+      return scope === null ? { total: 0, entries: [] } : this.searchSqlite(db, query, scope, limit, offset);
     }
-    return this.dialect === 'sqlite'
-      ? this.searchSqlite(db, query, filter, limit, offset)
-      : this.searchPostgres(db, query, filter, limit, offset);
+    const conditions = pgConditions(filter);
+    return conditions === null
+      ? { total: 0, entries: [] }
+      : this.searchPostgres(db, query, conditions, limit, offset);
   }
 
   private async searchSqlite(
     db: Executor,
     query: ParsedQuery,
-    filter: SearchFilter,
+    scope: string,
     limit: number,
     offset: number,
   ): Promise<SearchPage> {
     const { required, titles, excluded } = fts5Expressions(query);
-    const scope = scopeTokens(filter);
     const without = excluded === null ? '' : ` NOT (${excluded})`;
     const all = `(${scope}) AND ((${required})${without})`;
     const titled = `(${scope}) AND ((${titles})${without})`;
@@ -142,14 +183,14 @@ export class SearchRepository {
   private async searchPostgres(
     db: Executor,
     query: ParsedQuery,
-    filter: SearchFilter,
+    conditions: RawBuilder<unknown>,
     limit: number,
     offset: number,
   ): Promise<SearchPage> {
     const tsquery = sql`to_tsquery('english', ${tsQuery(query)})`;
     const counted = await sql<{ n: string }>`
       select count(*) as n from search_entries e
-      where e.document @@ ${tsquery} and ${pgConditions(filter)}`.execute(db);
+      where e.document @@ ${tsquery} and ${conditions}`.execute(db);
     const total = toCount(counted.rows[0]?.n);
     if (offset >= total) return { total, entries: [] };
     const options = `HighlightAll=true, StartSel=${START}, StopSel=${STOP}`;
@@ -160,7 +201,7 @@ export class SearchRepository {
       from (
         select e.*, q, e.title_document @@ q as titled, ts_rank(${RANK_WEIGHTS}::float4[], e.document, q) as rank
         from search_entries e, ${tsquery} q
-        where e.document @@ q and ${pgConditions(filter)}
+        where e.document @@ q and ${conditions}
         order by titled desc, rank desc, e.id
         limit ${limit} offset ${offset}
       ) e

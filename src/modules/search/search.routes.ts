@@ -11,11 +11,13 @@ export const searchRoutes: FastifyPluginAsyncTypebox<{ search: SearchService }> 
       config: { operation: 'searchContent', permission: 'search.read', crossOrigin: true },
       schema: {
         operationId: 'searchContent',
-        summary: 'Search what readers can see: one hit per H2 section of a page and per reference operation',
+        summary:
+          'Search what readers can see: one hit per H2 section of a page or a published changelog post, and per reference operation',
         description:
           'Words are stemmed and the last one also matches as a prefix; "exact phrase" and -word are ' +
-          'honoured; title and heading matches rank first. Callable from browsers (CORS), with a key ' +
-          'that holds search.read.',
+          'honoured; title and heading matches rank first. Changelog posts (sectionType changelog) are ' +
+          'searched unless version_slug or documentation_slug is given. Callable from browsers (CORS), ' +
+          'with a key that holds search.read.',
         tags: ['search'],
         querystring: SearchQuery,
         response: { 200: SearchResultSchema, ...errorResponses(404) },

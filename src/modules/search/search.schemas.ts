@@ -21,13 +21,27 @@ export const SearchHitSchema = Type.Object(
       description: 'The text of the section (or operation), up to about 500 characters',
     }),
     title: Type.String({ description: "The section's heading, the page's title, or the operation's" }),
-    sectionType: Type.Union([Type.Literal('doc'), Type.Literal('ref')]),
-    version: Type.String({ description: 'Version slug' }),
-    section: Type.String({ description: "Documentation section slug; 'ref' for a reference operation" }),
-    page: Type.String({ description: 'Page slug, or the reference slug' }),
-    pageId: Type.Union([Type.Integer(), Type.Null()], { description: 'null for a reference operation' }),
-    fragment: Type.String({ description: "The heading's anchor or the operation's; '' for a page's start" }),
-    path: Type.String({ description: '/<version>/<section>/<page>#<fragment>' }),
+    sectionType: Type.Union([Type.Literal('doc'), Type.Literal('ref'), Type.Literal('changelog')], {
+      description: 'A page, an operation of a reference, or a changelog post',
+    }),
+    version: Type.Union([Type.String(), Type.Null()], {
+      description: 'Version slug; null for a changelog post (posts belong to the project)',
+    }),
+    section: Type.String({
+      description:
+        "Documentation section slug; 'ref' for a reference operation; the changelog's slug for a post",
+    }),
+    page: Type.String({ description: 'Page slug, the reference slug, or the post slug' }),
+    pageId: Type.Union([Type.Integer(), Type.Null()], {
+      description: 'null for a reference operation or a changelog post',
+    }),
+    fragment: Type.String({
+      description: "The heading's anchor or the operation's; '' for the start of a page or post",
+    }),
+    path: Type.String({
+      description:
+        '/<version>/<section>/<page>#<fragment>; /changelog/<changelog>/<post>#<fragment> for a post',
+    }),
     highlight: Type.Object({
       title: Type.String({ description: 'HTML: matched words in <mark>, everything else escaped' }),
       content: Type.String({ description: 'HTML: about 200 characters around the first match' }),

@@ -105,7 +105,7 @@ export class SearchService {
     };
   }
 
-  /** The versions (one, or those in the key's reach) and sections the search covers. */
+  /** The versions (one, or those in the key's reach), sections and changelogs the search covers. */
   private async filter(db: Executor, ctx: UseCaseContext, input: SearchInput): Promise<SearchFilter> {
     let versionIds = ctx.scope.versions === null ? null : [...ctx.scope.versions];
     if (input.version_slug !== undefined) {
@@ -126,6 +126,9 @@ export class SearchService {
         sections = sections.where('v.id', 'in', versionIds.length > 0 ? versionIds : [0]);
       documentationIds = (await sections.execute()).map((row) => row.id);
     }
-    return { projectId: ctx.scope.project.id, versionIds, documentationIds };
+    // Posts belong to the project, not to a version: a key limited to some versions finds them too,
+    // but naming a version or a section asks for that one's pages (and operations) alone.
+    const posts = input.version_slug === undefined && input.documentation_slug === undefined;
+    return { projectId: ctx.scope.project.id, versionIds, documentationIds, posts };
   }
 }

@@ -31,10 +31,12 @@ export const versionsRepository = {
   /**
    * Serialises the writers of one project's versions on PostgreSQL (a row lock on the project, held
    * to commit), so that two deletes cannot each see the other's version as the published one left.
+   * `FOR NO KEY UPDATE`: the rows other writes add (an audit entry) still take their key-share lock
+   * on the project, so a long clone does not hold up the project's other writes.
    */
   async lockProject(db: Executor, dialect: DialectName, projectId: number): Promise<void> {
     if (dialect !== 'postgres') return;
-    await db.selectFrom('projects').select('id').where('id', '=', projectId).forUpdate().execute();
+    await db.selectFrom('projects').select('id').where('id', '=', projectId).forNoKeyUpdate().execute();
   },
 
   async lockVersion(db: Executor, dialect: DialectName, versionId: number): Promise<void> {

@@ -4,7 +4,15 @@ import { contextOf } from '../../http/change-context.ts';
 import { errorResponses, IdParam } from '../../http/schemas.ts';
 import type { VersionsService } from './versions.service.ts';
 import { versionTag } from './versions.presenter.ts';
-import { EmptyObject, VersionCreateBody, VersionSchema, VersionUpdateBody } from './versions.schemas.ts';
+import {
+  EmptyObject,
+  VersionCloneBody,
+  VersionCreateBody,
+  VersionReportPageSchema,
+  VersionReportQuery,
+  VersionSchema,
+  VersionUpdateBody,
+} from './versions.schemas.ts';
 
 export const versionsRoutes: FastifyPluginAsyncTypebox<{ versions: VersionsService }> = async (
   app,
@@ -59,6 +67,48 @@ export const versionsRoutes: FastifyPluginAsyncTypebox<{ versions: VersionsServi
     },
     async (request, reply) => {
       const version = await versions.create(contextOf(request), request.body);
+      return reply.code(201).header('etag', versionTag(version)).send(version);
+    },
+  );
+
+  app.get(
+    '/version/:id/report',
+    {
+      config: { operation: 'versionReport', permission: 'project.read' },
+      schema: {
+        operationId: 'versionReport',
+        summary: 'Every page of a version: draft state, listing, who created and last updated it',
+        description:
+          '`…By` is the user whose key made the change (every field null when the change had no user: a ' +
+          'key without a user, the CLI, an import). `source…` follows clones back to the first page.',
+        tags: ['versions'],
+        params: IdParam('id', 'Version ID'),
+        querystring: VersionReportQuery,
+        response: { 200: Type.Array(VersionReportPageSchema), ...errorResponses(404) },
+      },
+    },
+    (request) => versions.report(contextOf(request), request.params.id, request.query.created_by_email),
+  );
+
+  app.post(
+    '/version/:id/clone',
+    {
+      config: { operation: 'cloneVersion', permission: 'version.edit', body: 'json' },
+      schema: {
+        operationId: 'cloneVersion',
+        summary: 'Clone a version: its sections, categories, pages and references',
+        description:
+          'One transaction. The clone is unpublished and becomes the first version; its slug comes from ' +
+          'the name when absent (made unique). Links naming the source version (`/<slug>/…`) are ' +
+          're-pointed at the clone. Each copied page remembers its source (see the version report).',
+        tags: ['versions'],
+        params: IdParam('id', 'Version ID'),
+        body: VersionCloneBody,
+        response: { 201: VersionSchema, ...errorResponses(404, 409, 413, 415) },
+      },
+    },
+    async (request, reply) => {
+      const version = await versions.clone(contextOf(request), request.params.id, request.body);
       return reply.code(201).header('etag', versionTag(version)).send(version);
     },
   );

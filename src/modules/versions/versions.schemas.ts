@@ -34,4 +34,50 @@ export const VersionCreateBody = Type.Object(
   { title: 'VersionCreate' },
 );
 
+export const VersionCloneBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    slug: Type.Optional(
+      Type.String({ pattern: SLUG_PATTERN, description: 'Generated from the name when absent, made unique' }),
+    ),
+  },
+  { title: 'VersionClone' },
+);
+
 export const EmptyObject = Type.Object({}, { additionalProperties: false, title: 'Empty' });
+
+const ReportUser = Type.Object(
+  {
+    id: Type.Union([Type.Integer(), Type.Null()]),
+    email: Type.Union([Type.String(), Type.Null()]),
+    name: Type.Union([Type.String(), Type.Null()]),
+  },
+  {
+    title: 'ReportUser',
+    description: 'The user whose key made the change; every field null when the change had no user',
+  },
+);
+
+export const VersionReportPageSchema = Type.Object(
+  {
+    id: Type.Integer(),
+    title: Type.String(),
+    hasDraft: Type.Boolean({ description: 'True while the page has draft contents not yet published' }),
+    listed: Type.Boolean(),
+    created: Type.String(),
+    createdBy: ReportUser,
+    updated: Type.String(),
+    updatedBy: ReportUser,
+    sourceCreated: Type.String({
+      description: 'Creation of the first page this one was cloned from (or its own)',
+    }),
+    sourceCreatedBy: ReportUser,
+  },
+  { title: 'VersionReportPage' },
+);
+
+export const VersionReportQuery = Type.Object({
+  created_by_email: Type.Optional(
+    Type.String({ maxLength: 320, description: 'Only pages created by this user (case-insensitive)' }),
+  ),
+});

@@ -11,6 +11,8 @@ import type { ChangeRecorder } from '../../events/change-recorder.ts';
 import { toStoredDate } from '../../shared/dates.ts';
 import { assertVersionSlug, RESERVED_VERSION_SLUGS } from '../../shared/slug.ts';
 import { assertNotBlank } from '../../shared/text.ts';
+import { VersionCloner, type VersionCloneInput } from './versions.clone.ts';
+import { VersionReport, type VersionReportPage } from './versions.report.ts';
 import { presentVersion, versionTag, type Version } from './versions.presenter.ts';
 import { assertIfMatch } from '../../http/conditional.ts';
 import { versionsRepository as repo, type VersionRow } from './versions.repository.ts';
@@ -33,13 +35,29 @@ export interface VersionUpdateInput {
 export type VersionSelector = { id: number } | { slug: string } | { latest: true };
 
 export class VersionsService {
+  private readonly cloner: VersionCloner;
+  private readonly reports: VersionReport;
+
   constructor(
     private readonly db: Kysely<Database>,
     private readonly reader: Kysely<Database>,
     private readonly clock: Clock,
     private readonly changes: ChangeRecorder,
     private readonly dialect: DialectName,
-  ) {}
+  ) {
+    this.cloner = new VersionCloner(db, clock, changes, this, dialect);
+    this.reports = new VersionReport(reader, this);
+  }
+
+  /** `GET /version/{id}/report`: every page of the version, with who made and changed it. */
+  report(ctx: UseCaseContext, id: number, createdByEmail?: string): Promise<VersionReportPage[]> {
+    return this.reports.pages(ctx, id, createdByEmail);
+  }
+
+  /** `POST /version/{id}/clone`: an unpublished copy of the version, placed first. */
+  clone(ctx: UseCaseContext, id: number, input: VersionCloneInput): Promise<Version> {
+    return this.cloner.clone(ctx, id, input);
+  }
 
   async list(ctx: UseCaseContext): Promise<Version[]> {
     const rows = await repo.list(ctx.transaction ?? this.reader, ctx.scope.project.id);

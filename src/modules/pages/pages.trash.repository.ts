@@ -1,0 +1,139 @@
+import { sql } from 'kysely';
+import type { Executor } from '../../db/executor.ts';
+
+/** The UPDATE of many pages by id goes in chunks of this many parameters. */
+const CHUNK = 500;
+
+/** The mark a deleted page's slug carries (`slug~id`): no slug has `~`, so it frees the slug for others. */
+export const deletedSlug = (slug: string, id: number): string => `${slug}~${id}`;
+
+/** The slug a page had before it was deleted. */
+export const liveSlug = (stored: string): string => {
+  const mark = stored.lastIndexOf('~');
+  return mark < 0 ? stored : stored.slice(0, mark);
+};
+
+export interface DeletedPageRow {
+  id: number;
+  documentation_id: number;
+  version_id: number;
+  parent_page_id: number | null;
+  slug: string;
+  title: string;
+  deleted_at: string;
+  /** the parent page's deletion, when the parent is deleted too */
+  parent_deleted_at: string | null;
+}
+
+/** Soft deletion of pages, and the purge of what was deleted long ago. */
+export const trashRepository = {
+  /** A live page and every live page below it, the page first. */
+  async liveTree(db: Executor, pageId: number): Promise<number[]> {
+    const { rows } = await sql<{ id: number }>`
+      with recursive tree(id) as (
+        select id from pages where id = ${pageId} and deleted_at is null
+        union all
+        select p.id from pages p join tree t on p.parent_page_id = t.id where p.deleted_at is null
+      )
+      select id from tree`.execute(db);
+    return rows.map((row) => Number(row.id));
+  },
+
+  /** A deleted page and the pages below it deleted with it (the same deletion time), the page first. */
+  async deletedTree(
+    db: Executor,
+    pageId: number,
+    deletedAt: string,
+  ): Promise<Array<{ id: number; slug: string }>> {
+    const { rows } = await sql<{ id: number; slug: string }>`
+      with recursive tree(id) as (
+        select id from pages where id = ${pageId} and deleted_at = ${deletedAt}
+        union all
+        select p.id from pages p join tree t on p.parent_page_id = t.id where p.deleted_at = ${deletedAt}
+      )
+      select pages.id, pages.slug from tree join pages on pages.id = tree.id`.execute(db);
+    return rows.map((row) => ({ id: Number(row.id), slug: row.slug }));
+  },
+
+  /** Marks pages deleted, their slugs freed. */
+  async markDeleted(db: Executor, ids: readonly number[], at: string): Promise<void> {
+    for (let start = 0; start < ids.length; start += CHUNK) {
+      const chunk = ids.slice(start, start + CHUNK);
+      await db
+        .updateTable('pages')
+        .set({ deleted_at: at, slug: sql<string>`slug || '~' || cast(id as text)` })
+        .where('id', 'in', chunk)
+        .execute();
+    }
+  },
+
+  /** A deleted page of a live section of a live version of the project. */
+  deletedPage(db: Executor, projectId: number, id: number): Promise<DeletedPageRow | undefined> {
+    return db
+      .selectFrom('pages as p')
+      .innerJoin('documentation as d', 'd.id', 'p.documentation_id')
+      .innerJoin('versions as v', 'v.id', 'd.version_id')
+      .leftJoin('pages as parent', 'parent.id', 'p.parent_page_id')
+      .select([
+        'p.id',
+        'p.documentation_id',
+        'd.version_id',
+        'p.parent_page_id',
+        'p.slug',
+        'p.title',
+        sql<string>`p.deleted_at`.as('deleted_at'),
+        'parent.deleted_at as parent_deleted_at',
+      ])
+      .where('p.id', '=', id)
+      .where('v.project_id', '=', projectId)
+      .where('p.deleted_at', 'is not', null)
+      .where('d.deleted_at', 'is', null)
+      .where('v.deleted_at', 'is', null)
+      .executeTakeFirst();
+  },
+
+  /** Live slugs of a section that start like `slug` (the slug itself and its `-n` family). */
+  async liveSlugs(db: Executor, documentationId: number, slug: string): Promise<Set<string>> {
+    const rows = await db
+      .selectFrom('pages')
+      .select('slug')
+      .where('documentation_id', '=', documentationId)
+      .where('deleted_at', 'is', null)
+      .where((eb) => eb.or([eb('slug', '=', slug), eb('slug', 'like', `${slug}-%`)]))
+      .execute();
+    return new Set(rows.map((row) => row.slug));
+  },
+
+  async restore(db: Executor, id: number, slug: string): Promise<void> {
+    await db.updateTable('pages').set({ deleted_at: null, slug }).where('id', '=', id).execute();
+  },
+
+  /**
+   * Removes for good the rows of one table deleted before `before`, a thousand at a time (each its
+   * own statement, so a large purge never holds the write lock long). Rows that hang on them go with
+   * them (history, a section's categories and pages, a version's contents) by their foreign keys.
+   */
+  async purge(
+    db: Executor,
+    table: 'pages' | 'documentation' | 'api_references' | 'versions',
+    before: string,
+  ): Promise<number> {
+    let purged = 0;
+    for (;;) {
+      const result = await db
+        .deleteFrom(table)
+        .where('id', 'in', (eb) =>
+          eb
+            .selectFrom(table)
+            .select('id')
+            .where('deleted_at', 'is not', null)
+            .where('deleted_at', '<', before)
+            .limit(1000),
+        )
+        .executeTakeFirst();
+      const count = Number(result.numDeletedRows);
+      purged += count;
+      if (count < 1000) return purged;
+    }
+  },
+};

@@ -1,0 +1,174 @@
+import { setImmediate } from 'node:timers/promises';
+import { sql, type Insertable } from 'kysely';
+import { extractSections } from '../../content/sections.ts';
+import type { Executor } from '../../db/executor.ts';
+import type { SearchEntriesTable } from '../../db/schema.ts';
+import { parseVariables } from '../../shared/serialised.ts';
+
+// What readers can see, read for the index, and the entries derived from it: one per H2 section of
+// a page or a changelog post. SearchIndexer derives the operations of references (it may read them
+// in a thread) and writes the entries.
+
+export type Entry = Insertable<SearchEntriesTable>;
+
+/**
+ * Text for the index: without the control characters the engines' highlights are marked with, and
+ * without NUL, which a page can carry only escaped (`\u0000` in a plugin's JSON) but which the
+ * derived text then holds as it is, and which PostgreSQL refuses in text.
+ */
+export const withoutMarks = (text: string): string =>
+  // eslint-disable-next-line no-control-regex
+  text.replace(/[\u0000-\u0002]/g, (c) => (c === '\u0000' ? '' : ' '));
+
+/** Live pages of live, published sections of published versions, listed, with published contents. */
+export const visiblePages = (db: Executor) =>
+  db
+    .selectFrom('pages as p')
+    .innerJoin('documentation as d', 'd.id', 'p.documentation_id')
+    .innerJoin('versions as v', 'v.id', 'd.version_id')
+    .innerJoin('projects as pr', 'pr.id', 'v.project_id')
+    .select([
+      'p.id',
+      'p.title',
+      'p.slug',
+      'p.content_published',
+      'p.documentation_id',
+      'd.slug as section',
+      'v.id as version_id',
+      'v.slug as version_slug',
+      'v.project_id',
+      'pr.variables',
+    ])
+    .where('p.deleted_at', 'is', null)
+    .where('d.deleted_at', 'is', null)
+    .where('v.deleted_at', 'is', null)
+    .where('p.listed', '=', 1)
+    .where('d.published', '=', 1)
+    .where('v.published', '=', 1)
+    .where('p.content_published', 'is not', null)
+    .orderBy('p.id');
+
+type VisiblePage = Awaited<ReturnType<ReturnType<typeof visiblePages>['execute']>>[number];
+
+/**
+ * Live, published references of published versions. On SQLite the definition comes as its stored
+ * UTF-8 bytes (a copy; decoding megabytes into a string would hold the event loop), for the thread
+ * that reads its operations.
+ */
+export const visibleReferences = (db: Executor, sqlite: boolean) =>
+  db
+    .selectFrom('api_references as r')
+    .innerJoin('versions as v', 'v.id', 'r.version_id')
+    .select([
+      'r.id',
+      'r.slug',
+      sqlite
+        ? sql<Uint8Array | null>`cast(r.definition_published as blob)`.as('definition')
+        : sql<string | null>`r.definition_published`.as('definition'),
+      'r.format_published',
+      'v.id as version_id',
+      'v.slug as version_slug',
+      'v.project_id',
+    ])
+    .where('r.deleted_at', 'is', null)
+    .where('v.deleted_at', 'is', null)
+    .where('r.published', '=', 1)
+    .where('v.published', '=', 1)
+    .where('r.definition_published', 'is not', null)
+    .orderBy('r.id');
+
+/**
+ * What a text's entries say: its title with the text before its first H2, then one per H2 section,
+ * in the order they come.
+ */
+function sectionsOf(
+  content: string,
+  title: string,
+  variables: string,
+): Array<Pick<Entry, 'fragment' | 'title' | 'content' | 'ordr'>> {
+  const sections = extractSections(content, { variables: parseVariables(variables) });
+  if (sections[0]?.heading !== null) sections.unshift({ heading: null, anchor: null, text: '' });
+  return sections.map((section, ordr) => ({
+    fragment: section.anchor ?? '',
+    title: withoutMarks(section.heading ?? title),
+    content: withoutMarks(section.text),
+    ordr,
+  }));
+}
+
+/** A page's entries: one per section of its published contents. */
+export function pageEntries(page: VisiblePage): Entry[] {
+  return sectionsOf(page.content_published ?? '', page.title, page.variables).map((section) => ({
+    project_id: page.project_id,
+    version_id: page.version_id,
+    documentation_id: page.documentation_id,
+    page_id: page.id,
+    reference_id: null,
+    section_type: 'doc',
+    version_slug: page.version_slug,
+    section: page.section,
+    page: page.slug,
+    ...section,
+  }));
+}
+
+/**
+ * Published posts of changelogs, with their changelog's slug and project. Posts belong to the
+ * project, not to a version: their entries carry no version, and `section` is the changelog's slug.
+ */
+export const visiblePosts = (db: Executor) =>
+  db
+    .selectFrom('changelog_posts as cp')
+    .innerJoin('changelogs as c', 'c.id', 'cp.changelog_id')
+    .innerJoin('projects as pr', 'pr.id', 'c.project_id')
+    .select([
+      'cp.id',
+      'cp.title',
+      'cp.slug',
+      'cp.content',
+      'c.slug as changelog',
+      'c.project_id',
+      'pr.variables',
+    ])
+    .where('cp.published', '=', 1)
+    .orderBy('cp.id');
+
+type VisiblePost = Awaited<ReturnType<ReturnType<typeof visiblePosts>['execute']>>[number];
+
+/** A post's entries: one per section, like a page's. */
+export function postEntries(post: VisiblePost): Entry[] {
+  return sectionsOf(post.content, post.title, post.variables).map((section) => ({
+    project_id: post.project_id,
+    version_id: null,
+    documentation_id: null,
+    page_id: null,
+    reference_id: null,
+    changelog_post_id: post.id,
+    section_type: 'changelog',
+    version_slug: null,
+    section: post.changelog,
+    page: post.slug,
+    ...section,
+  }));
+}
+
+/**
+ * Pages (or posts) are read this many at a time before the event loop gets a turn (a version may
+ * have thousands).
+ */
+const PAGES_PER_TURN = 25;
+
+export async function entriesOf<T>(
+  texts: readonly T[],
+  entriesOfOne: (text: T) => Entry[],
+): Promise<Entry[]> {
+  const entries: Entry[] = [];
+  for (let i = 0; i < texts.length; i++) {
+    const text = texts[i];
+    if (text !== undefined) entries.push(...entriesOfOne(text));
+    if ((i + 1) % PAGES_PER_TURN === 0) await setImmediate();
+  }
+  return entries;
+}
+
+export const entriesOfPages = (pages: readonly VisiblePage[]) => entriesOf(pages, pageEntries);
