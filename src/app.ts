@@ -18,6 +18,7 @@ import { documentationRoutes } from './modules/documentation/documentation.route
 import { exportRoutes } from './modules/export/export.routes.ts';
 import { importRoutes } from './modules/import/import.routes.ts';
 import { changelogsRoutes } from './modules/changelogs/changelogs.routes.ts';
+import { linksRoutes } from './modules/links/links.routes.ts';
 import { pagesRoutes } from './modules/pages/pages.routes.ts';
 import { readerAccessRoutes } from './modules/reader-access/reader-access.routes.ts';
 import { referencesRoutes } from './modules/references/references.routes.ts';
@@ -241,6 +242,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
       await api.register(exportRoutes, { exports: deps.exports });
       await api.register(importRoutes, { imports: deps.imports });
       await api.register(changelogsRoutes, { changelogs: deps.changelogs });
+      await api.register(linksRoutes, { links: deps.links });
       api.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
     },
     { prefix: '/api/v1' },

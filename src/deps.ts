@@ -7,6 +7,7 @@ import { AllService } from './modules/all/all.service.ts';
 import { auditSubscriber } from './modules/audit/audit.events.ts';
 import { AuditService } from './modules/audit/audit.service.ts';
 import { ChangelogsService } from './modules/changelogs/changelogs.service.ts';
+import { BrokenLinksService } from './modules/links/links.service.ts';
 import { IdempotencyService } from './modules/idempotency/idempotency.service.ts';
 import { ExportService } from './modules/export/export.service.ts';
 import { ImportService } from './modules/import/import.service.ts';
@@ -45,6 +46,8 @@ export interface Deps {
   pages: PagesService;
   readerAccess: ReaderAccessService;
   changelogs: ChangelogsService;
+  /** the broken-links report of a version */
+  links: BrokenLinksService;
   all: AllService;
   search: SearchService;
   exports: ExportService;
@@ -127,6 +130,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     pages,
     readerAccess: new ReaderAccessService(db, reader, clock, changes),
     changelogs: new ChangelogsService(database, clock, changes, workers),
+    links: new BrokenLinksService(database, versions, workers),
     all: new AllService(reader, versions),
     search: new SearchService(db, reader, new SearchRepository(database.dialect), searchIndex, versions, () =>
       database.changeStamp(),

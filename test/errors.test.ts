@@ -165,6 +165,7 @@ describe('health and description', () => {
         'POST /page/{id}/restore restorePage',
         'POST /version/{id}/clone cloneVersion',
         'GET /version/{id}/report versionReport',
+        'GET /version/{id}/broken-links brokenLinks',
         'POST /changelog/{id}/post createChangelogPost',
         'GET /changelog/{id}/post listChangelogPosts',
         'POST /reader-access grantReaderAccess',

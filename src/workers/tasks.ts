@@ -12,6 +12,7 @@ import type { DefinitionFormat } from '../modules/references/definition.parser.t
 import { checkDefinition } from '../modules/references/definition.check.ts';
 import type { IndexedOperation } from '../modules/search/reference-operations.ts';
 import { operationsInPlace } from '../modules/search/search.indexer.ts';
+import { scanContent, type ContentScan } from '../modules/links/link-scan.ts';
 
 export type Task =
   | { kind: 'checkDefinition'; bytes: Uint8Array }
@@ -20,6 +21,8 @@ export type Task =
   | { kind: 'inspect'; source: string | Uint8Array }
   | { kind: 'render'; source: string | Uint8Array; format: ContentFormat; ctx: RenderContext }
   | { kind: 'referenceOperations'; definition: string | Uint8Array; format: DefinitionFormat }
+  /** pages' Darkdown contents read for their links and heading anchors (the broken-links report) */
+  | { kind: 'scanLinks'; sources: Array<string | Uint8Array>; variables: Readonly<Record<string, unknown>> }
   | { kind: 'warm' };
 
 export interface TaskResults {
@@ -34,6 +37,8 @@ export interface TaskResults {
    */
   render: Uint8Array;
   referenceOperations: { kind: 'referenceOperations'; operations: IndexedOperation[] };
+  /** one scan per source, in the same order */
+  scanLinks: { kind: 'scanLinks'; scans: ContentScan[] };
   warm: { kind: 'warm' };
 }
 
@@ -94,6 +99,11 @@ export default async function run(task: Task): Promise<TaskResult> {
       return {
         kind: 'referenceOperations',
         operations: await operationsInPlace(task.definition, task.format),
+      };
+    case 'scanLinks':
+      return {
+        kind: 'scanLinks',
+        scans: task.sources.map((source) => scanContent(utf8Text(source), task.variables)),
       };
     case 'warm': {
       const { text } = await checkDefinition(Buffer.from(WARM_DEFINITION));
