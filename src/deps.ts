@@ -8,6 +8,8 @@ import { auditSubscriber } from './modules/audit/audit.events.ts';
 import { AuditService } from './modules/audit/audit.service.ts';
 import { ChangelogsService } from './modules/changelogs/changelogs.service.ts';
 import { BrokenLinksService } from './modules/links/links.service.ts';
+import { linkScansSubscriber } from './modules/links/link-scans.events.ts';
+import { LinkScanWarmer } from './modules/links/link-scans.warmer.ts';
 import { IdempotencyService } from './modules/idempotency/idempotency.service.ts';
 import { ExportService } from './modules/export/export.service.ts';
 import { ImportService } from './modules/import/import.service.ts';
@@ -48,6 +50,8 @@ export interface Deps {
   changelogs: ChangelogsService;
   /** the broken-links report of a version */
   links: BrokenLinksService;
+  /** link scans stored for the report: made in the background as contents change; purged after 30 days */
+  linkScans: LinkScanWarmer;
   all: AllService;
   search: SearchService;
   exports: ExportService;
@@ -109,6 +113,8 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     }
   });
   changes.subscribe(searchSubscriber(searchIndex));
+  const linkScans = new LinkScanWarmer(database, workers, clock);
+  changes.subscribe(linkScansSubscriber(linkScans));
   const versions = new VersionsService(db, reader, clock, changes, database.dialect);
   const documentation = new DocumentationService(db, reader, clock, changes, versions, database.dialect);
   const keys = new KeysService(db, clock, changes);
@@ -130,7 +136,8 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     pages,
     readerAccess: new ReaderAccessService(db, reader, clock, changes),
     changelogs: new ChangelogsService(database, clock, changes, workers),
-    links: new BrokenLinksService(database, versions, workers),
+    links: new BrokenLinksService(database, versions, workers, linkScans),
+    linkScans,
     all: new AllService(reader, versions),
     search: new SearchService(db, reader, new SearchRepository(database.dialect), searchIndex, versions, () =>
       database.changeStamp(),
@@ -141,6 +148,8 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     searchIndex,
     workers,
     async close() {
+      // Background scans first: they use the worker threads and the database.
+      await linkScans.close();
       if (overrides.workers === undefined) await workers.close();
       await counters.close();
       await database.close();

@@ -39,6 +39,14 @@ export async function serve(env: Readonly<Record<string, string | undefined>> = 
       .catch((error: unknown) => app.log.warn({ err: error }, 'purge of deleted rows failed'));
   void purgeDeleted();
   setInterval(() => void purgeDeleted(), 24 * 60 * 60 * 1000).unref();
+  // Link scans stored 30 days ago go too: a report makes again (and stores) any it still needs.
+  const purgeLinkScans = () =>
+    deps.linkScans
+      .purge()
+      .then((count) => app.log.info({ purged: count }, 'old link scans purged'))
+      .catch((error: unknown) => app.log.warn({ err: error }, 'purge of old link scans failed'));
+  void purgeLinkScans();
+  setInterval(() => void purgeLinkScans(), 24 * 60 * 60 * 1000).unref();
   if (boot) {
     const address = app.server.address();
     const port = typeof address === 'object' && address !== null ? address.port : config.port;

@@ -1,10 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
 import { renderHtml } from '../src/content/index.ts';
+import { runCli } from '../src/cli/main.ts';
 import { scanContent } from '../src/modules/links/link-scan.ts';
+import { scanKeys } from '../src/modules/links/links.scanner.ts';
 import { createDocumentation, createKey, createVersion, createWorld } from './helpers/factories.ts';
 import { openapiJson, upload } from './helpers/references.ts';
-import { client, expectErrorShape, useTestApp } from './helpers/test-app.ts';
+import { buildTestApp, client, expectErrorShape, useTestApp, type TestApp } from './helpers/test-app.ts';
 import run from '../src/workers/tasks.ts';
 
 const t = useTestApp();
@@ -487,6 +489,166 @@ describe('GET /version/{id}/broken-links', () => {
       expect(res.headers['x-ratelimit-remaining']).toBe(String(n));
       expect(res.headers['ratelimit-policy']).toBe('"brokenLinks";q=60;w=3600');
     }
+  });
+});
+
+describe('stored link scans', () => {
+  /** The key of a content's scan in a project without variables, as the report computes it. */
+  const keyOf = scanKeys({});
+
+  const storedScans = async (): Promise<Map<string, unknown>> => {
+    const rows = await t.deps.database.db.selectFrom('link_scans').select(['key', 'scan']).execute();
+    return new Map(rows.map((row) => [row.key, JSON.parse(row.scan)]));
+  };
+
+  /** The version's report from a second instance over the same database: nothing in its memory. */
+  async function reportFromAnother(w: World, versionId = w.version.id): Promise<BrokenLink[]> {
+    const other: TestApp = await buildTestApp({ sharedWith: t });
+    try {
+      const res = await client(other.app, w.key).get(`/version/${versionId}/broken-links`);
+      expect(res.statusCode).toBe(200);
+      await other.deps.linkScans.idle();
+      expect(other.deps.linkScans.failures).toBe(0);
+      return res.json<BrokenLink[]>();
+    } finally {
+      await other.close();
+    }
+  }
+
+  const SETUP = '## Install\n\nText.';
+  const LINKS = '[setup](/guides/setup#install) [gone](/guides/gone) [stale](/guides/setup#configure)';
+
+  it('scans what is written in the background; a report with nothing in memory reads the scans', async () => {
+    const w = await createWorld(t.deps);
+    await page(w, 'Setup', SETUP);
+    const source = await page(w, 'Links', LINKS);
+    const draft = '[draft only](/guides/nowhere)';
+    expect((await client(t.app, w.key).put(`/page/${source.id}`, { content: draft })).statusCode).toBe(200);
+    await t.deps.linkScans.idle();
+    expect(t.deps.linkScans.failures).toBe(0);
+
+    const stored = await storedScans();
+    for (const content of [SETUP, LINKS, draft]) {
+      expect(stored.get(keyOf(content))).toEqual(scanContent(content, {}));
+    }
+    const found = await report(w);
+    expect(found.map((f) => [f.isDraft, f.link.text])).toEqual([
+      [false, 'gone'],
+      [false, 'stale'],
+      [true, 'draft only'],
+    ]);
+    expect(await reportFromAnother(w)).toEqual(found);
+
+    // What the second instance answered with came from the store: a scan planted there is what it reads.
+    const planted = { links: [{ kind: 'markdown', href: '/guides/planted', text: 'planted' }], anchors: [] };
+    await t.deps.database.db
+      .updateTable('link_scans')
+      .set({ scan: JSON.stringify(planted) })
+      .where('key', '=', keyOf(draft))
+      .execute();
+    expect((await reportFromAnother(w)).map((f) => f.link.text)).toEqual(['gone', 'stale', 'planted']);
+  });
+
+  it('stores a new scan when a content changes, and only then', async () => {
+    const w = await createWorld(t.deps);
+    const api = client(t.app, w.key);
+    const source = await page(w, 'Links', LINKS);
+    await t.deps.linkScans.idle();
+    const before = await storedScans();
+    expect([...before.keys()]).toEqual([keyOf(LINKS)]);
+
+    expect((await api.put(`/page/${source.id}`, { title: 'Renamed' })).statusCode).toBe(200);
+    await t.deps.linkScans.idle();
+    expect((await storedScans()).size).toBe(1);
+
+    const edited = `${LINKS}\n\n[more](/guides/more)`;
+    expect((await api.put(`/page/${source.id}`, { content: edited })).statusCode).toBe(200);
+    await t.deps.linkScans.idle();
+    const after = await storedScans();
+    expect([...after.keys()].sort()).toEqual([keyOf(LINKS), keyOf(edited)].sort());
+    expect(after.get(keyOf(edited))).toEqual(scanContent(edited, {}));
+  });
+
+  it('answers the same with nothing stored, and stores what it had to scan', async () => {
+    const w = await createWorld(t.deps);
+    await page(w, 'Setup', SETUP);
+    await page(w, 'Links', LINKS);
+    await t.deps.linkScans.idle();
+    const found = await report(w);
+    expect(found).toHaveLength(2);
+
+    await t.deps.database.db.deleteFrom('link_scans').execute();
+    expect(await reportFromAnother(w)).toEqual(found);
+    // The second instance stored the scans it made, after its answer.
+    expect([...(await storedScans()).keys()].sort()).toEqual([keyOf(SETUP), keyOf(LINKS)].sort());
+  });
+
+  it("scans a clone's pages, their links re-pointed, in the background", async () => {
+    const w = await createWorld(t.deps);
+    const api = client(t.app, w.key);
+    await page(w, 'Setup', SETUP);
+    await page(w, 'Links', '[with the version](/v1/guides/setup#install) [missing](/v1/guides/gone)');
+    const cloned = await api.post(`/version/${w.version.id}/clone`, { name: 'v2', slug: 'v2' });
+    expect(cloned.statusCode).toBe(201);
+    const clone = cloned.json<{ id: number }>();
+    await t.deps.linkScans.idle();
+    expect(t.deps.linkScans.failures).toBe(0);
+
+    const contents = await t.deps.database.db
+      .selectFrom('pages')
+      .innerJoin('documentation', 'documentation.id', 'pages.documentation_id')
+      .select(['pages.content_published', 'pages.content_draft'])
+      .where('documentation.version_id', '=', clone.id)
+      .execute();
+    const repointed = contents.map((row) => row.content_published ?? '');
+    expect(repointed).toContain('[with the version](/v2/guides/setup#install) [missing](/v2/guides/gone)');
+    const stored = await storedScans();
+    for (const content of repointed) expect(stored.has(keyOf(content))).toBe(true);
+    expect((await reportFromAnother(w, clone.id)).map((f) => f.link.href)).toEqual(['/v2/guides/gone']);
+  });
+
+  it('looks again, a while later, for what it could not see (a transaction still open)', async () => {
+    const w = await createWorld(t.deps);
+    await page(w, 'Links', LINKS);
+    await t.deps.linkScans.idle();
+    const db = t.deps.database.db;
+    await db.deleteFrom('link_scans').execute();
+    // Not live yet, as a version an import is still writing is not, for any other connection.
+    await db
+      .updateTable('versions')
+      .set({ deleted_at: '2026-11-21T10:00:00.000Z' })
+      .where('id', '=', w.version.id)
+      .execute();
+    t.deps.linkScans.queueVersion(w.project.id, w.version.id);
+    t.deps.linkScans.queuePages(w.project.id, [999_999]);
+    // Nothing to wait for: what it cannot see is not work it can do yet.
+    await t.deps.linkScans.idle();
+    expect((await storedScans()).size).toBe(0);
+
+    await db.updateTable('versions').set({ deleted_at: null }).where('id', '=', w.version.id).execute();
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await t.deps.linkScans.idle();
+    expect(t.deps.linkScans.failures).toBe(0);
+    expect([...(await storedScans()).keys()]).toEqual([keyOf(LINKS)]);
+  });
+
+  it('purges scans stored more than 30 days ago (bin/quire purge)', async () => {
+    const w = await createWorld(t.deps);
+    await page(w, 'Old', LINKS);
+    await t.deps.linkScans.idle();
+    t.clock.advance(31 * 24 * 3600 * 1000);
+    await page(w, 'Recent', SETUP);
+    await t.deps.linkScans.idle();
+
+    let out = '';
+    const code = await runCli(
+      ['purge'],
+      { stdout: (text) => (out += text), stderr: () => undefined },
+      t.deps,
+    );
+    expect(code).toBe(0);
+    expect(JSON.parse(out)).toMatchObject({ pages: 0, linkScans: 1 });
+    expect([...(await storedScans()).keys()]).toEqual([keyOf(SETUP)]);
   });
 });
 

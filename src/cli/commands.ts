@@ -140,10 +140,12 @@ export const COMMANDS: Record<string, Command> = {
     const projectId = values.project !== undefined ? positiveInt(values.project, '--project') : undefined;
     return deps.search.reindex(projectId);
   },
-  // What was deleted more than 30 days ago goes for good (the server also does it on start and daily).
+  // What was deleted more than 30 days ago goes for good, and link scans stored that long ago (the
+  // server also does both on start and daily).
   purge: async (deps, args) => {
     parseOptions(args, {});
-    return deps.pages.purgeDeleted();
+    const deleted = await deps.pages.purgeDeleted();
+    return { ...deleted, linkScans: await deps.linkScans.purge() };
   },
   ...contentsCommands,
 };

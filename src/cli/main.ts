@@ -75,6 +75,9 @@ export async function runCli(argv: string[], io: CliIo, deps?: Deps): Promise<nu
       stderrIsTerminal: io.stderrIsTerminal === true,
     });
     io.stdout(`${JSON.stringify(result)}\n`);
+    // The link scans a change queued are made before this process goes (a server would make them in
+    // the background); the answer is already out.
+    if (own) await own.linkScans.idle();
     return 0;
   } catch (error) {
     io.stderr(`quire: ${describe(error)}\n`);

@@ -15,6 +15,7 @@ import { search } from './migrations/0004-search.ts';
 import { idempotency } from './migrations/0005-idempotency.ts';
 import { newerOperations } from './migrations/0006-newer-operations.ts';
 import { searchPosts } from './migrations/0007-search-posts.ts';
+import { linkScans } from './migrations/0008-link-scans.ts';
 
 /** Append-only: never edit a migration that has shipped; add the next one here. */
 const MIGRATIONS: readonly Migration[] = [
@@ -25,6 +26,7 @@ const MIGRATIONS: readonly Migration[] = [
   idempotency,
   newerOperations,
   searchPosts,
+  linkScans,
 ];
 
 /**

@@ -214,6 +214,15 @@ export interface ChangelogPostsTable {
   updated: string;
 }
 
+/** A content's links and heading anchors as the broken-links report reads them (see link-scan.ts). */
+export interface LinkScansTable {
+  /** the project's variables and the content's source, by digest (links.scanner.ts scanKeys) */
+  key: string;
+  /** JSON of a ContentScan */
+  scan: string;
+  created: string;
+}
+
 export interface Database {
   projects: ProjectsTable;
   api_keys: ApiKeysTable;
@@ -230,4 +239,5 @@ export interface Database {
   changelog_posts: ChangelogPostsTable;
   search_entries: SearchEntriesTable;
   idempotency_keys: IdempotencyKeysTable;
+  link_scans: LinkScansTable;
 }

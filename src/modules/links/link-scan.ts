@@ -34,6 +34,13 @@ export interface ContentScan {
 type Variables = Readonly<Record<string, unknown>>;
 
 /**
+ * Part of every scan's key (links.scanner.ts scanKeys). Scans are stored, and read again by later
+ * versions of Quire: raise it whenever scanContent reads a content differently (the engine or this
+ * file changes what a scan holds), so that no report uses a scan made the old way.
+ */
+export const SCAN_VERSION = 1;
+
+/**
  * Reads a Darkdown content with the engine's own parser, as the HTML output reads it: the same rules,
  * the same state, and nested Darkdown (callouts, tabs, table cells, captions) parsed in the order the
  * HTML renderer parses it. That order matters: every parse claims its headings' anchors from one

@@ -5,7 +5,8 @@ import type { LruCache } from '../../shared/lru-cache.ts';
 import { sourceDigest } from '../../shared/serialised.ts';
 import { TaskFailedError, type WorkerPool } from '../../workers/pool.ts';
 import type { PageEntry } from './link-index.ts';
-import { scanContent, type ContentScan } from './link-scan.ts';
+import { SCAN_VERSION, scanContent, type ContentScan } from './link-scan.ts';
+import type { StoredScan } from './link-scans.repository.ts';
 
 type Variables = Readonly<Record<string, unknown>>;
 
@@ -17,9 +18,12 @@ export interface PendingScan {
 }
 
 interface Keyed extends PendingScan {
-  /** what its scan is cached under: the project's variables and the source, by digest */
+  /** what its scan is kept under (scanKeys) */
   key: string;
 }
+
+/** The stored scans of those keys that have one. */
+export type StoredScans = (keys: string[]) => Promise<ReadonlyMap<string, ContentScan>>;
 
 /**
  * Contents handed to one thread at a time: at most this many, or this many characters, tens of
@@ -41,16 +45,17 @@ const PER_TURN = 8;
  */
 const WORKER_LANES = Math.max(1, Math.min(4, availableParallelism() - 1));
 
-interface Chunk {
-  items: Keyed[];
+export interface Chunk<T extends { source: string }> {
+  items: T[];
   chars: number;
   /** every content short enough to be scanned on the event loop */
   inPlace: boolean;
 }
 
-function chunksOf(items: readonly Keyed[]): Chunk[] {
-  const chunks: Chunk[] = [];
-  let current: Chunk = { items: [], chars: 0, inPlace: true };
+/** Contents in the order given, cut into what one thread is handed at a time. */
+export function chunksOf<T extends { source: string }>(items: readonly T[]): Array<Chunk<T>> {
+  const chunks: Array<Chunk<T>> = [];
+  let current: Chunk<T> = { items: [], chars: 0, inPlace: true };
   for (const item of items) {
     if (current.items.length >= CHUNK_CONTENTS || current.chars + item.source.length > CHUNK_CHARS) {
       if (current.items.length > 0) chunks.push(current);
@@ -62,6 +67,16 @@ function chunksOf(items: readonly Keyed[]): Chunk[] {
   }
   if (current.items.length > 0) chunks.push(current);
   return chunks;
+}
+
+/**
+ * What a content's scan is kept under, in the cache and in the store: the project's variables and
+ * the source, by digest, which is everything a scan depends on, and SCAN_VERSION: stored scans
+ * outlive the code that made them.
+ */
+export function scanKeys(variables: Variables): (source: string) => string {
+  const variablesKey = sourceDigest(JSON.stringify(variables));
+  return (source) => `${SCAN_VERSION}:${variablesKey}:${sourceDigest(source)}`;
 }
 
 /** Approximate characters a scan holds, for the cache's budget. */
@@ -77,14 +92,18 @@ export function scanWeight(scan: ContentScan): number {
  * others in short turns between requests, each taking the next chunk when done, so a large version
  * is read by all cores at once. Contents are read from the database only as fast as they are
  * scanned. A small version never leaves the event loop. A scan depends on nothing but the source and
- * the variables, so the cache answers for every content unchanged since an earlier report.
+ * the variables, so the cache answers for every content unchanged since an earlier report, and the
+ * store (link_scans) for every content scanned before by any instance: by an earlier report, or in
+ * the background when the content was written (link-scans.warmer.ts).
  */
 export class ContentScanner {
-  private readonly queue: Chunk[] = [];
+  private readonly queue: Array<Chunk<Keyed>> = [];
   private reading: Promise<boolean> | null = null;
   private exhausted = false;
   private failed = false;
-  private readonly variablesKey: string;
+  private readonly keyOf: (source: string) => string;
+  /** what this run scanned, for the caller to store once the report has its answer */
+  readonly made: StoredScan[] = [];
 
   constructor(
     private readonly workers: WorkerPool,
@@ -92,9 +111,10 @@ export class ContentScanner {
     private readonly variables: Variables,
     /** the next contents to scan; an empty array when there are no more */
     private readonly read: () => Promise<PendingScan[]>,
+    private readonly stored: StoredScans,
     private readonly found: (item: PendingScan, scan: ContentScan) => void,
   ) {
-    this.variablesKey = sourceDigest(JSON.stringify(variables));
+    this.keyOf = scanKeys(variables);
   }
 
   async run(): Promise<void> {
@@ -120,48 +140,64 @@ export class ContentScanner {
   }
 
   /** The first chunk this lane may take, reading more when none is left; null at the end. */
-  private async next(kind: 'event loop' | 'worker'): Promise<Chunk | null> {
+  private async next(kind: 'event loop' | 'worker'): Promise<Chunk<Keyed> | null> {
     for (;;) {
       const at = this.queue.findIndex((c) => (kind === 'worker' ? c.chars >= WORKER_CHARS : c.inPlace));
       if (this.failed) return null;
       if (at >= 0) return this.queue.splice(at, 1)[0] ?? null;
       if (this.exhausted) return null;
       // One read at a time (one snapshot, one connection); the lanes waiting share its result.
-      this.reading ??= this.read().then((items) => {
-        this.reading = null;
+      this.reading ??= this.read().then(async (items) => {
         if (items.length === 0) this.exhausted = true;
-        else this.queue.push(...chunksOf(this.uncached(items)));
+        else this.queue.push(...chunksOf(await this.unknown(items)));
+        this.reading = null;
         return true;
       });
       await this.reading;
     }
   }
 
-  /** Reports what the cache holds; the rest is to be scanned. */
-  private uncached(items: readonly PendingScan[]): Keyed[] {
-    const rest: Keyed[] = [];
+  /**
+   * Reports what the cache holds, then what the store holds (one query for the batch, its scans
+   * cached for the next report); the rest is to be scanned.
+   */
+  private async unknown(items: readonly PendingScan[]): Promise<Keyed[]> {
+    const missed: Keyed[] = [];
     for (const item of items) {
-      const key = `${this.variablesKey}:${sourceDigest(item.source)}`;
+      const key = this.keyOf(item.source);
       const cached = this.cache.get(key);
-      if (cached === undefined) rest.push({ ...item, key });
+      if (cached === undefined) missed.push({ ...item, key });
       else this.found(item, cached);
+    }
+    if (missed.length === 0) return missed;
+    const stored = await this.stored([...new Set(missed.map((item) => item.key))]);
+    const rest: Keyed[] = [];
+    for (const item of missed) {
+      const scan = stored.get(item.key);
+      if (scan === undefined) {
+        rest.push(item);
+      } else {
+        this.cache.set(item.key, scan);
+        this.found(item, scan);
+      }
     }
     return rest;
   }
 
   private scanned(item: Keyed, scan: ContentScan): void {
     this.cache.set(item.key, scan);
+    this.made.push({ key: item.key, scan });
     this.found(item, scan);
   }
 
-  private async inPlace(chunk: Chunk): Promise<void> {
+  private async inPlace(chunk: Chunk<Keyed>): Promise<void> {
     for (const [i, item] of chunk.items.entries()) {
       if (i % PER_TURN === 0) await setImmediate();
       this.scanned(item, scanContent(item.source, this.variables));
     }
   }
 
-  private async inWorker(chunk: Chunk): Promise<void> {
+  private async inWorker(chunk: Chunk<Keyed>): Promise<void> {
     const sources = chunk.items.map((item) => item.source);
     const { scans } = await inWorker(() =>
       this.workers.run({ kind: 'scanLinks', sources, variables: this.variables }),

@@ -8,6 +8,8 @@ import type { WorkerPool } from '../../workers/pool.ts';
 import type { VersionRow, VersionsService } from '../versions/versions.service.ts';
 import { LinkIndex, type PageEntry, type ReferenceEntry } from './link-index.ts';
 import type { ContentScan } from './link-scan.ts';
+import { linkScansRepository as stored } from './link-scans.repository.ts';
+import type { LinkScanWarmer } from './link-scans.warmer.ts';
 import { LinkAnalyser, type ReferenceAnchors } from './links.analyser.ts';
 import { linksRepository as repo, type LinkContentRow } from './links.repository.ts';
 import { ContentScanner, inWorker, scanWeight, type PendingScan } from './links.scanner.ts';
@@ -32,10 +34,12 @@ export class BrokenLinksService {
     private readonly database: DatabaseHandle,
     private readonly versions: VersionsService,
     private readonly workers: WorkerPool,
+    /** stores, in the background, the scans a report had to make */
+    private readonly warmer: LinkScanWarmer,
   ) {}
 
-  report(ctx: UseCaseContext, versionId: number): Promise<BrokenLink[]> {
-    return this.database.snapshot(async (db) => {
+  async report(ctx: UseCaseContext, versionId: number): Promise<BrokenLink[]> {
+    const { findings, made } = await this.database.snapshot(async (db) => {
       // 404 for an unknown version or another project's, 403 outside the key's version scope.
       const version = await this.versions.resolve(db, ctx.scope, { id: versionId });
       const variables = parseVariables(await repo.variables(db, ctx.scope.project.id));
@@ -47,10 +51,23 @@ export class BrokenLinksService {
         else item.page.anchors.published = anchors;
         analyser.add(item.page, item.isDraft, scan.links, anchors);
       };
-      await new ContentScanner(this.workers, this.scans, variables, contentsOf(db, pages), record).run();
+      const scanner = new ContentScanner(
+        this.workers,
+        this.scans,
+        variables,
+        contentsOf(db, pages),
+        (keys) => stored.find(db, keys),
+        record,
+      );
+      await scanner.run();
       const operations = await this.referenceAnchors(db, analyser.referencesWithFragments());
-      return analyser.report(operations);
+      return { findings: analyser.report(operations), made: scanner.made };
     });
+    // Stored after the answer, through the writer, without the answer waiting: contents Quire did
+    // not write (direct inserts, a restored backup), or whose background scan failed or is still to
+    // come. Best effort: a failure only means a later report scans them again.
+    this.warmer.store(made);
+    return findings;
   }
 
   /** What links are checked against: the version's live sections, pages and references. */
