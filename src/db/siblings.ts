@@ -38,8 +38,9 @@ export function slugConflict(kind: string, slug: string): ConflictError {
 
 /**
  * The one slug rule of every slugged table: a slug is taken by any row of the parent that holds it,
- * deleted rows included (they keep it in the unique index, and a restore may want it back). An
- * explicit slug must be free; a generated one is the title's slug, or the first free `-2`, `-3`….
+ * deleted rows included (they keep it in the unique index). A deleted page holds `slug~id` instead,
+ * which frees its slug (pages.trash.repository.ts). An explicit slug must be free; a generated one
+ * is the title's slug, or the first free `-2`, `-3`….
  * Two writers racing for the same generated slug: the loser's insert breaks the unique index, and the
  * transaction runner (inTransaction) runs it again, which picks the next one.
  */
