@@ -650,6 +650,26 @@ describe('stored link scans', () => {
     expect(JSON.parse(out)).toMatchObject({ pages: 0, linkScans: 1 });
     expect([...(await storedScans()).keys()]).toEqual([keyOf(SETUP)]);
   });
+
+  it('stores again the scans reports still read, so the purge keeps them', async () => {
+    const w = await createWorld(t.deps);
+    await page(w, 'Links', LINKS);
+    await t.deps.linkScans.idle();
+    const createdOf = async () =>
+      (await t.deps.database.db.selectFrom('link_scans').select('created').executeTakeFirstOrThrow()).created;
+    const first = await createdOf();
+    // Younger than half the keeping time: read, and left as it is.
+    t.clock.advance(10 * 24 * 3600 * 1000);
+    await reportFromAnother(w);
+    expect(await createdOf()).toBe(first);
+    // Older: read, and stored again with today's date.
+    t.clock.advance(10 * 24 * 3600 * 1000);
+    await reportFromAnother(w);
+    expect(await createdOf()).toBe(new Date(t.clock.now()).toISOString());
+    t.clock.advance(15 * 24 * 3600 * 1000);
+    expect(await t.deps.linkScans.purge()).toBe(0);
+    expect([...(await storedScans()).keys()]).toEqual([keyOf(LINKS)]);
+  });
 });
 
 describe('the scanLinks worker task', () => {

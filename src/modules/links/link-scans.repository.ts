@@ -1,6 +1,12 @@
 import type { Executor } from '../../db/executor.ts';
 import type { ContentScan } from './link-scan.ts';
 
+/** Stored scans by key, and the keys among them stored long enough ago to be stored again. */
+export interface FoundScans {
+  scans: Map<string, ContentScan>;
+  stale: string[];
+}
+
 /** A scan and the key it is kept under (see links.scanner.ts scanKeys). */
 export interface StoredScan {
   key: string;
@@ -30,17 +36,20 @@ function parsed(text: string): ContentScan | undefined {
 
 /** Link scans kept between reports and instances; derived data, keyed by what it derives from. */
 export const linkScansRepository = {
-  async find(db: Executor, keys: readonly string[]): Promise<Map<string, ContentScan>> {
-    const found = new Map<string, ContentScan>();
+  /** The stored scans of the keys, and which of them were stored before `staleBefore`. */
+  async find(db: Executor, keys: readonly string[], staleBefore: string): Promise<FoundScans> {
+    const found: FoundScans = { scans: new Map(), stale: [] };
     for (const batch of batches(keys, KEYS_PER_QUERY)) {
       const rows = await db
         .selectFrom('link_scans')
-        .select(['key', 'scan'])
+        .select(['key', 'scan', 'created'])
         .where('key', 'in', batch)
         .execute();
       for (const row of rows) {
         const scan = parsed(row.scan);
-        if (scan !== undefined) found.set(row.key, scan);
+        if (scan === undefined) continue;
+        found.scans.set(row.key, scan);
+        if (row.created < staleBefore) found.stale.push(row.key);
       }
     }
     return found;
@@ -57,8 +66,9 @@ export const linkScansRepository = {
   },
 
   /**
-   * Adds scans; a key stored already is left as it is (another report or instance stored the same
-   * scan: the key is a digest of everything the scan depends on).
+   * Adds scans; a key stored already keeps its scan (another report or instance stored the same
+   * scan: the key is a digest of everything the scan depends on) and takes the new date, so a scan
+   * still in use is never purged.
    */
   async save(db: Executor, entries: readonly StoredScan[], created: string): Promise<void> {
     // The same text on two pages is one scan: one row.
@@ -67,7 +77,7 @@ export const linkScansRepository = {
       await db
         .insertInto('link_scans')
         .values(batch.map(({ key, scan }) => ({ key, scan: JSON.stringify(scan), created })))
-        .onConflict((oc) => oc.column('key').doNothing())
+        .onConflict((oc) => oc.column('key').doUpdateSet({ created: (eb) => eb.ref('excluded.created') }))
         .execute();
     }
   },

@@ -114,7 +114,15 @@ export class LinkScanWarmer {
     return this.failed;
   }
 
-  /** Removes the scans stored more than KEEP_SCANS_DAYS ago (on start, daily, `bin/quire purge`). */
+  /**
+   * Scans stored before this date are stored again when a report reads them (their date refreshed),
+   * halfway to the purge: a scan reports keep reading is never purged.
+   */
+  refreshBefore(): string {
+    return toStoredDate(this.clock.now() - (KEEP_SCANS_DAYS / 2) * DAY_MS);
+  }
+
+  /** Removes the scans stored more than KEEP_SCANS_DAYS ago and not read since (on start, daily, `bin/quire purge`). */
   purge(): Promise<number> {
     return store.purge(this.database.db, toStoredDate(this.clock.now() - KEEP_SCANS_DAYS * DAY_MS));
   }

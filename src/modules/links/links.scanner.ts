@@ -22,8 +22,13 @@ interface Keyed extends PendingScan {
   key: string;
 }
 
-/** The stored scans of those keys that have one. */
-export type StoredScans = (keys: string[]) => Promise<ReadonlyMap<string, ContentScan>>;
+/**
+ * The stored scans of those keys that have one, and the keys whose row is old enough to be stored
+ * again (its date refreshed: the purge removes only scans no report has read for a while).
+ */
+export type StoredScans = (
+  keys: string[],
+) => Promise<{ scans: ReadonlyMap<string, ContentScan>; stale: string[] }>;
 
 /**
  * Contents handed to one thread at a time: at most this many, or this many characters, tens of
@@ -171,9 +176,13 @@ export class ContentScanner {
     }
     if (missed.length === 0) return missed;
     const stored = await this.stored([...new Set(missed.map((item) => item.key))]);
+    for (const key of stored.stale) {
+      const scan = stored.scans.get(key);
+      if (scan !== undefined) this.made.push({ key, scan });
+    }
     const rest: Keyed[] = [];
     for (const item of missed) {
-      const scan = stored.get(item.key);
+      const scan = stored.scans.get(item.key);
       if (scan === undefined) {
         rest.push(item);
       } else {

@@ -56,7 +56,7 @@ export class BrokenLinksService {
         this.scans,
         variables,
         contentsOf(db, pages),
-        (keys) => stored.find(db, keys),
+        (keys) => stored.find(db, keys, this.warmer.refreshBefore()),
         record,
       );
       await scanner.run();
