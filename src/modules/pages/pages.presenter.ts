@@ -1,4 +1,4 @@
-import { entityTag } from '../../http/conditional.ts';
+import { assertIfMatch, entityTag, refines } from '../../http/conditional.ts';
 import { bool } from '../../db/executor.ts';
 import { formatApiDate } from '../../shared/dates.ts';
 import { JsonBytes, type Rendered } from '../../shared/serialised.ts';
@@ -48,6 +48,12 @@ export function pageStateTag(view: PageView<Source>): string {
     formatApiDate(view.created),
     formatApiDate(view.updated),
   );
+}
+
+/** `If-Match` against the page's stored state: a tag read in any format names that state. */
+export function assertPageIfMatch(ifMatch: string | undefined, view: PageView<Source>): void {
+  const current = pageStateTag(view);
+  assertIfMatch(ifMatch, current, (given) => refines(given, current));
 }
 
 /** The same tag, from a page as the API presents it in darkdown (a write's answer). */

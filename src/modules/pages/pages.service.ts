@@ -20,8 +20,7 @@ import { assertNotBlank } from '../../shared/text.ts';
 import type { DocumentationService } from '../documentation/documentation.service.ts';
 import type { VersionsService } from '../versions/versions.service.ts';
 import { PageResponseCache } from './page-responses.ts';
-import { pageStateTag, presentPage, type Page } from './pages.presenter.ts';
-import { assertIfMatch, refines } from '../../http/conditional.ts';
+import { assertPageIfMatch, presentPage, type Page } from './pages.presenter.ts';
 import { PageHistory, type RevisionList } from './pages.history.ts';
 import { PagePlacer } from './pages.placement.ts';
 import { PageTrash, type PurgeReport } from './pages.trash.ts';
@@ -221,7 +220,7 @@ export class PagesService {
       const trx = tx.transaction;
       const before = await this.view(trx, ctx.scope, id);
       await this.documentation.lockIndex(trx, before.documentation_id);
-      checkIfMatch(ctx, await this.view(trx, ctx.scope, id));
+      assertPageIfMatch(ctx.ifMatch, await this.view(trx, ctx.scope, id));
       let slug = before.slug;
       if (input.slug !== undefined) {
         slug = await pickSlug(trx, 'pages', before.documentation_id, {
@@ -274,7 +273,7 @@ export class PagesService {
       await this.documentation.lockIndex(trx, found.documentation_id);
       // Read again under the lock: a concurrent publish may have taken the draft meanwhile.
       const current = await this.view(trx, ctx.scope, id);
-      checkIfMatch(ctx, current);
+      assertPageIfMatch(ctx.ifMatch, current);
       if (current.content_draft === null) return presentPage(current);
       await repo.update(trx, id, {
         content_published: current.content_draft,
@@ -345,12 +344,6 @@ export class PagesService {
     await this.changes.record(tx, event(page));
     return page;
   }
-}
-
-/** `If-Match` against the page's stored state; a tag read in any format names that state. */
-function checkIfMatch(ctx: UseCaseContext, view: PageView): void {
-  const current = pageStateTag(view);
-  assertIfMatch(ctx.ifMatch, current, (given) => refines(given, current));
 }
 
 /** A unique violation on a slug the caller chose is their conflict (409), not a race to retry. */

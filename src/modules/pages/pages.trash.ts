@@ -5,11 +5,10 @@ import type { Database } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { ConflictError, NotFoundError } from '../../errors.ts';
 import type { ChangeRecorder } from '../../events/change-recorder.ts';
-import { assertIfMatch, refines } from '../../http/conditional.ts';
 import { toStoredDate } from '../../shared/dates.ts';
 import { firstFreeSlug } from '../../shared/slug.ts';
 import type { DocumentationService } from '../documentation/documentation.service.ts';
-import { pageStateTag, presentPage, type Page } from './pages.presenter.ts';
+import { assertPageIfMatch, presentPage, type Page } from './pages.presenter.ts';
 import type { PageQueries } from './pages.repository.ts';
 import { liveSlug, trashRepository as repo } from './pages.trash.repository.ts';
 
@@ -51,8 +50,7 @@ export class PageTrash {
       // Read again under the lock: a concurrent delete may have taken it meanwhile.
       const view = await this.queries.view(trx, ctx.scope.project.id, id);
       if (!view) throw new NotFoundError(`Page ${id} not found.`);
-      const current = pageStateTag(view);
-      assertIfMatch(ctx.ifMatch, current, (given) => refines(given, current));
+      assertPageIfMatch(ctx.ifMatch, view);
       const pageIds = await repo.liveTree(trx, id);
       await repo.markDeleted(trx, pageIds, toStoredDate(this.clock.now()));
       await this.changes.record(tx, {
