@@ -6,6 +6,7 @@ import { serve } from '../main.ts';
 import { MemoryCounterStore } from '../ratelimit/memory-store.ts';
 import { UsageError } from './args.ts';
 import { COMMANDS } from './commands.ts';
+import { runSync } from './sync/sync.ts';
 
 export interface CliIo {
   stdout: (text: string) => void;
@@ -31,7 +32,11 @@ const USAGE = `usage: quire <command>
   changelog create --project ID --title TITLE [--slug SLUG]
   search reindex [--project ID]
   purge
-  import --project ID FILE.zip [--draft]`;
+  import --project ID FILE.zip [--draft]
+  webhook create --project ID --url URL [--events all|E1,E2,...] [--description TEXT]
+  webhook list --project ID
+  webhook delete ID
+  sync DIR --url URL --key KEY --version SLUG [--publish] [--prune] [--dry-run]`;
 
 /**
  * Runs one admin command over `deps` (or over deps built from the environment) and returns the exit
@@ -48,6 +53,8 @@ export async function runCli(argv: string[], io: CliIo, deps?: Deps): Promise<nu
     io.stdout(`${JSON.stringify({ usage: USAGE.split('\n').map((line) => line.trim()) })}\n`);
     return 0;
   }
+  // A client of a (possibly remote) Quire over HTTP: it opens no database.
+  if (group === 'sync') return runSync(argv.slice(1), io);
   if (group === undefined) {
     io.stderr("quire: no command given (run 'quire help' for the list)\n");
     return 2;
