@@ -31,6 +31,11 @@ export const keysRepository = {
       .executeTakeFirst();
   },
 
+  /** The project's keys, revoked ones included, oldest first. */
+  listByProject(db: Executor, projectId: number): Promise<KeyRow[]> {
+    return db.selectFrom('api_keys').selectAll().where('project_id', '=', projectId).orderBy('id').execute();
+  },
+
   findById(db: Executor, id: number): Promise<KeyRow | undefined> {
     return db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
   },

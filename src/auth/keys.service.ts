@@ -100,6 +100,35 @@ export class KeysService {
     });
   }
 
+  /** The scope's project's keys, revoked ones included: never a secret, only each key's prefix. */
+  async list(ctx: UseCaseContext): Promise<KeyRecord[]> {
+    return (await repo.listByProject(ctx.transaction ?? this.db, ctx.scope.project.id)).map(present);
+  }
+
+  /**
+   * Replaces a key by a new secret with the same name, permissions, versions and user, in one
+   * transaction: the old secret stops working when the new one exists. A new key id, not a new hash
+   * on the old row, so the audit log and each revision's author keep naming the key that acted.
+   */
+  async rotate(ctx: UseCaseContext, id: number): Promise<KeyRecord & { key: string; replaces: number }> {
+    return inTransaction(this.db, ctx, async (tx) => {
+      const row = await repo.findById(tx.transaction, id);
+      if (!row || row.project_id !== ctx.scope.project.id)
+        throw new NotFoundError(`API key ${id} not found.`);
+      if (row.revoked_at !== null)
+        throw new BadRequestError(`API key ${id} is revoked: create a new key instead of rotating it.`);
+      const permissions = JSON.parse(row.permissions) as string[];
+      const created = await this.create(tx, {
+        name: row.name,
+        permissions: permissions.includes('all') ? 'all' : (permissions as Permission[]),
+        versions: row.version_scope === null ? 'all' : (JSON.parse(row.version_scope) as number[]),
+        userId: row.user_id,
+      });
+      await this.revoke(tx, id);
+      return { ...created, replaces: id };
+    });
+  }
+
   /** Revokes a key of the scope's project; revoking it again answers it unchanged. */
   async revoke(ctx: UseCaseContext, id: number): Promise<KeyRecord> {
     return inTransaction(this.db, ctx, async (tx) => {

@@ -5,6 +5,7 @@ import { ROLES } from '../modules/users/users.service.ts';
 import { oneOf, parseOptions, positiveInt, required, UsageError } from './args.ts';
 import { adminContext, type Command } from './command.ts';
 import { contentsCommands } from './content-commands.ts';
+import { listCommands } from './list-commands.ts';
 
 const cli = { actor: CLI_ACTOR, ipAddress: null };
 const projectFlags = {
@@ -148,4 +149,5 @@ export const COMMANDS: Record<string, Command> = {
     return { ...deleted, linkScans: await deps.linkScans.purge() };
   },
   ...contentsCommands,
+  ...listCommands,
 };

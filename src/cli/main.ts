@@ -19,12 +19,18 @@ const USAGE = `usage: quire <command>
   serve | migrate
   project create --name NAME [--plan free|grow|enterprise] [--access public|invite] [--base-path PATH] [--host URL]
   project update ID [--name] [--plan] [--access] [--base-path] [--host]
+  project list
   key create --project ID [--name NAME] [--permissions all|P1,P2,...] [--versions all|ID1,ID2,...] [--user USER_ID]
   key revoke ID
+  key rotate ID
+  key list --project ID
   version create --project ID --name NAME [--slug SLUG] [--published]
+  version list --project ID
   documentation create --version ID --title TITLE [--slug SLUG] [--published]
+  documentation list --version ID
   category create --documentation ID --title TITLE
   user create --project ID --name NAME --email EMAIL --role ADMIN|PUBLISHER|WRITER|REVIEWER
+  user list --project ID
   page create --documentation ID --title TITLE (--content TEXT | --file PATH) [--slug SLUG] [--category TITLE] [--message MSG]
   page update ID [--title TITLE] [--slug SLUG] [--content TEXT | --file PATH] [--message MSG]
   page publish ID

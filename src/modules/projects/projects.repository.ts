@@ -57,6 +57,11 @@ export const projectsRepository = {
     return row?.project_id;
   },
 
+  /** Every project, oldest first (the CLI's list; a deployment holds a handful, not thousands). */
+  list(db: Executor): Promise<ProjectRow[]> {
+    return db.selectFrom('projects').selectAll().orderBy('id').execute();
+  },
+
   async count(db: Executor): Promise<number> {
     const row = await db
       .selectFrom('projects')

@@ -120,6 +120,11 @@ export class ProjectsService {
     return { scope: await this.scopeOf(owned), actor, ipAddress: null };
   }
 
+  /** Every project: what an administrator sees with `bin/quire project list`. */
+  async list(): Promise<ProjectRecord[]> {
+    return (await repo.list(this.db)).map(presentProject);
+  }
+
   count(): Promise<number> {
     return repo.count(this.db);
   }
