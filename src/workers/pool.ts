@@ -24,14 +24,16 @@ export class TaskFailedError extends Error {
   }
 }
 
-const TASKS_FILE = new URL('./tasks.ts', import.meta.url).href;
+/** Whether this is the build in dist/ (`npm run build`) rather than the sources run through tsx. */
+const COMPILED = import.meta.url.endsWith('.js');
+const TASKS_FILE = new URL(COMPILED ? './tasks.js' : './tasks.ts', import.meta.url).href;
 
 /**
  * The event loop answers requests; everything that takes long on large input (parsing, validating
  * and converting OpenAPI documents, rendering large pages) runs here, in worker threads, each task
  * bounded in time and in memory, at a lower scheduling priority than the event loop. Threads beyond
  * `minThreads` start on first use and stop after a minute idle. Worker threads load the task module
- * through tsx, as the main thread does.
+ * as the main thread runs: compiled, or through tsx.
  */
 export class WorkerPool {
   private readonly piscina: Piscina<Task, TaskResult>;
@@ -41,9 +43,11 @@ export class WorkerPool {
   constructor(options: WorkerPoolOptions) {
     this.timeoutMs = options.taskTimeoutMs;
     this.memoryMb = options.memoryMb;
-    const execArgv = process.execArgv.some((arg) => arg === 'tsx' || arg.includes('/tsx/'))
-      ? process.execArgv
-      : [...process.execArgv, '--import', 'tsx'];
+    const execArgv =
+      COMPILED || process.execArgv.some((arg) => arg === 'tsx' || arg.includes('/tsx/'))
+        ? process.execArgv
+        : // tsx by its resolved address: a bare name would be looked up from the working directory
+          [...process.execArgv, '--import', import.meta.resolve('tsx')];
     this.piscina = new Piscina({
       filename: TASKS_FILE,
       minThreads: options.minThreads ?? 0,
