@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { wholeProject, type Actor, type Scope, type UseCaseContext } from '../../auth/actor.ts';
 import type { Clock } from '../../clock.ts';
 import type { Database, ProjectsTable } from '../../db/schema.ts';
+import type { Executor } from '../../db/executor.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { NotFoundError } from '../../errors.ts';
 import type { ProjectChange } from '../../events/change-events.ts';
@@ -125,7 +126,8 @@ export class ProjectsService {
     return (await repo.list(this.db)).map(presentProject);
   }
 
-  count(): Promise<number> {
-    return repo.count(this.db);
+  /** How many projects there are, in the caller's transaction when it gives one. */
+  count(transaction?: Executor): Promise<number> {
+    return repo.count(transaction ?? this.db);
   }
 }
