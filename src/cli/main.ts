@@ -1,12 +1,9 @@
 import { ConfigError, loadConfig } from '../config.ts';
-import { upgradeDatabase } from '../upgrade.ts';
-import { createDeps, type Deps } from '../deps.ts';
+import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
-import { serve } from '../main.ts';
 import { MemoryCounterStore } from '../ratelimit/memory-store.ts';
 import { UsageError } from './args.ts';
-import { COMMANDS } from './commands.ts';
-import { runSync } from './sync/sync.ts';
+import { oneLine } from './output.ts';
 
 export interface CliIo {
   stdout: (text: string) => void;
@@ -50,17 +47,25 @@ const USAGE = `usage: quire <command>
  */
 export async function runCli(argv: string[], io: CliIo, deps?: Deps): Promise<number> {
   const [group, action, ...rest] = argv;
+  if (group === 'help' || group === '--help') {
+    io.stdout(`${JSON.stringify({ usage: USAGE.split('\n').map((line) => line.trim()) })}\n`);
+    return 0;
+  }
+  // A client of a (possibly remote) Quire over HTTP: it opens no database, and loads none of the
+  // server's modules (a pipeline step starts faster).
+  if (group === 'sync') return (await import('./sync/sync.ts')).runSync(argv.slice(1), io);
+  // Loaded here rather than at the top: the services and the database drivers are most of a
+  // command's start-up, and sync and help need none of them.
+  const [{ COMMANDS }, { createDeps }, { upgradeDatabase }] = await Promise.all([
+    import('./commands.ts'),
+    import('../deps.ts'),
+    import('../upgrade.ts'),
+  ]);
   const name = `${group ?? ''} ${action ?? ''}`;
   // Two-word commands (`page create`), then one-word ones (`import`), whose arguments start at once.
   const single = COMMANDS[name] === undefined && group !== undefined ? COMMANDS[group] : undefined;
   const command = single ?? COMMANDS[name];
   const args = single !== undefined ? argv.slice(1) : action === undefined ? [] : rest;
-  if (group === 'help' || group === '--help') {
-    io.stdout(`${JSON.stringify({ usage: USAGE.split('\n').map((line) => line.trim()) })}\n`);
-    return 0;
-  }
-  // A client of a (possibly remote) Quire over HTTP: it opens no database.
-  if (group === 'sync') return runSync(argv.slice(1), io);
   if (group === undefined) {
     io.stderr("quire: no command given (run 'quire help' for the list)\n");
     return 2;
@@ -116,14 +121,9 @@ function message(error: unknown): string {
   return error instanceof Error ? `unexpected error: ${error.message}` : String(error);
 }
 
-/** Error output is one line whatever the input echoed in it: control characters are escaped. */
-function oneLine(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/[\u0000-\u001f\u007f]/g, (c) => JSON.stringify(c).slice(1, -1));
-}
-
 export async function main(argv: string[]): Promise<void> {
   if (argv[0] === 'serve') {
+    const { serve } = await import('../main.ts');
     await serve();
     return;
   }

@@ -9,14 +9,30 @@ export interface ImportWarning {
   message: string;
 }
 
+/** A file of a layout: an archive's entry, or (for `quire sync`) a file of a folder. */
+export interface LayoutFile {
+  /** relative, `/`-separated */
+  path: string;
+}
+
+/**
+ * Where a layout is read from: an import's archive, or the folder `quire sync` pushes. `pageMeta`
+ * reads a page file's front matter; without it, a page file must be an export's page envelope.
+ */
+export interface LayoutSource<F extends LayoutFile = ArchiveFile> {
+  readonly files: readonly F[];
+  readText(file: F): Promise<string>;
+  pageMeta?(file: F, text: string): Record<string, unknown>;
+}
+
 /** A page to create: its bodies are read again from the archive when it is written. */
-export interface PlannedPage {
+export interface PlannedPage<F extends LayoutFile = ArchiveFile> {
   kind: 'page';
-  file: ArchiveFile;
+  file: F;
   title: string;
   slug: string | undefined;
   listed: boolean | undefined;
-  children: PlannedPage[];
+  children: Array<PlannedPage<F>>;
 }
 
 export interface PlannedCategory {
@@ -24,30 +40,32 @@ export interface PlannedCategory {
   title: string;
 }
 
-export interface PlannedSection {
+export interface PlannedSection<F extends LayoutFile = ArchiveFile> {
   folder: string;
   title: string;
   slug: string | undefined;
   published: boolean;
+  /** what settings.json says itself, rather than leaving to a default (`hidden` says `published`) */
+  given: { title: boolean; published: boolean };
   /** categories and top-level pages in index order; a page after a category belongs to it */
-  entries: Array<PlannedPage | PlannedCategory>;
+  entries: Array<PlannedPage<F> | PlannedCategory>;
 }
 
-export interface PlannedReference {
-  file: ArchiveFile;
+export interface PlannedReference<F extends LayoutFile = ArchiveFile> {
+  file: F;
   /** published as uploaded (when the import keeps published bodies) */
   published: boolean;
   /** a draft pending over it */
-  draft: ArchiveFile | undefined;
+  draft: F | undefined;
 }
 
-export interface PlannedVersion {
+export interface PlannedVersion<F extends LayoutFile = ArchiveFile> {
   folder: string;
   name: string;
   slug: string | undefined;
   published: boolean;
-  sections: PlannedSection[];
-  references: PlannedReference[];
+  sections: Array<PlannedSection<F>>;
+  references: Array<PlannedReference<F>>;
 }
 
 export interface ImportPlan {
@@ -62,17 +80,21 @@ const PAGE_KEYS = new Set(['type', 'title', 'slug', 'listed', 'hidden']);
 const DEFINITION_FILE = /\.(json|ya?ml)$/i;
 
 /** A folder of the archive: its files and its sub-folders, by name. */
-interface Folder {
+interface Folder<F extends LayoutFile = ArchiveFile> {
   /** within the archive, without a trailing slash ('' for the root) */
   path: string;
-  files: Map<string, ArchiveFile>;
-  folders: Map<string, Folder>;
+  files: Map<string, F>;
+  folders: Map<string, Folder<F>>;
 }
 
-const emptyFolder = (path: string): Folder => ({ path, files: new Map(), folders: new Map() });
+const emptyFolder = <F extends LayoutFile>(path: string): Folder<F> => ({
+  path,
+  files: new Map(),
+  folders: new Map(),
+});
 
-function tree(files: readonly ArchiveFile[]): Folder {
-  const root = emptyFolder('');
+function tree<F extends LayoutFile>(files: readonly F[]): Folder<F> {
+  const root = emptyFolder<F>('');
   for (const file of files) {
     const segments = file.path.split('/');
     const name = segments.pop() ?? '';
@@ -116,6 +138,19 @@ export async function readLayout(archive: ImportArchive): Promise<ImportPlan> {
   return { versions, pages: state.pages, warnings };
 }
 
+/**
+ * Reads a folder that holds one version's sections (and `refs/`) at its root, as `quire sync` is given:
+ * the same rules as an export's version folder, with no manifest.
+ */
+export async function readVersionLayout<F extends LayoutFile>(
+  source: LayoutSource<F>,
+  name: string,
+): Promise<{ version: PlannedVersion<F>; pages: number; warnings: ImportWarning[] }> {
+  const state = { pages: 0, warnings: [] as ImportWarning[] };
+  const version = await readVersion(source, name, tree(source.files), undefined, state);
+  return { version, pages: state.pages, warnings: state.warnings };
+}
+
 async function readManifest(archive: ImportArchive, file: ArchiveFile): Promise<ExportManifest | null> {
   const value = parseJson(await archive.readText(file), file);
   if (typeof value !== 'object' || value === null || !Array.isArray((value as ExportManifest).versions))
@@ -133,14 +168,14 @@ function sortedFolders(root: Folder, manifest: ExportManifest | null): Array<[st
   return [...root.folders].sort(([a], [b]) => rank(a) - rank(b) || a.localeCompare(b));
 }
 
-async function readVersion(
-  archive: ImportArchive,
+async function readVersion<F extends LayoutFile>(
+  archive: LayoutSource<F>,
   folderName: string,
-  folder: Folder,
+  folder: Folder<F>,
   known: ManifestVersion | undefined,
   state: { pages: number; warnings: ImportWarning[] },
-): Promise<PlannedVersion> {
-  const version: PlannedVersion = {
+): Promise<PlannedVersion<F>> {
+  const version: PlannedVersion<F> = {
     folder: folderName,
     name: typeof known?.name === 'string' && known.name.trim() !== '' ? known.name : folderName,
     slug: typeof known?.slug === 'string' && SLUG_RE.test(known.slug) ? known.slug : undefined,
@@ -154,7 +189,7 @@ async function readVersion(
       message: "Not part of an export's layout: files beside the sections were ignored.",
     });
   }
-  const sections: Array<{ position: number; section: PlannedSection }> = [];
+  const sections: Array<{ position: number; section: PlannedSection<F> }> = [];
   for (const [name, sub] of folder.folders) {
     if (name === 'refs') {
       version.references = readReferences(sub, known, state.warnings);
@@ -164,11 +199,15 @@ async function readVersion(
     const settings = settingsFile
       ? objectOf(parseJson(await archive.readText(settingsFile), settingsFile))
       : {};
-    const section: PlannedSection = {
+    const section: PlannedSection<F> = {
       folder: name,
       title: nonEmptyString(settings.title) ?? name,
       slug: typeof settings.slug === 'string' && SLUG_RE.test(settings.slug) ? settings.slug : undefined,
       published: settings.published !== false && settings.hidden !== true,
+      given: {
+        title: nonEmptyString(settings.title) !== undefined,
+        published: typeof settings.published === 'boolean' || typeof settings.hidden === 'boolean',
+      },
       entries: [],
     };
     if (settingsFile) {
@@ -190,13 +229,13 @@ async function readVersion(
   return version;
 }
 
-function readReferences(
-  folder: Folder,
+function readReferences<F extends LayoutFile>(
+  folder: Folder<F>,
   known: ManifestVersion | undefined,
   warnings: ImportWarning[],
-): PlannedReference[] {
+): Array<PlannedReference<F>> {
   const drafts = folder.folders.get('drafts');
-  const references: PlannedReference[] = [];
+  const references: Array<PlannedReference<F>> = [];
   for (const [name, file] of [...folder.files].sort(([a], [b]) => a.localeCompare(b))) {
     if (!DEFINITION_FILE.test(name)) {
       warnings.push({ file: file.path, message: 'Not a JSON or YAML definition: it was ignored.' });
@@ -222,12 +261,12 @@ function readReferences(
  * One folder of a section's index: its numbered entry files in order, each page's children from the
  * folder named after it (with or without its number).
  */
-async function readIndex(
-  archive: ImportArchive,
-  folder: Folder,
+async function readIndex<F extends LayoutFile>(
+  archive: LayoutSource<F>,
+  folder: Folder<F>,
   top: boolean,
   state: { pages: number; warnings: ImportWarning[] },
-): Promise<Array<PlannedPage | PlannedCategory>> {
+): Promise<Array<PlannedPage<F> | PlannedCategory>> {
   const files = [...folder.files]
     .flatMap(([name, file]) => {
       if (top && name === 'settings.json') return [];
@@ -244,7 +283,7 @@ async function readIndex(
         a.file.path.localeCompare(b.file.path),
     );
 
-  const entries: Array<PlannedPage | PlannedCategory> = [];
+  const entries: Array<PlannedPage<F> | PlannedCategory> = [];
   const claimed = new Set<string>();
   for (const { file, stem, number } of files) {
     const meta = await readMeta(archive, file);
@@ -298,7 +337,7 @@ async function readIndex(
           ? !meta.hidden
           : undefined;
     state.pages++;
-    const page: PlannedPage = {
+    const page: PlannedPage<F> = {
       kind: 'page',
       file,
       title: nonEmptyString(meta.title) ?? stem,
@@ -311,8 +350,8 @@ async function readIndex(
     );
     if (childFolderName !== undefined) {
       claimed.add(childFolderName);
-      const sub = folder.folders.get(childFolderName) ?? emptyFolder('');
-      page.children = (await readIndex(archive, sub, false, state)) as PlannedPage[];
+      const sub = folder.folders.get(childFolderName) ?? emptyFolder<F>('');
+      page.children = (await readIndex(archive, sub, false, state)) as Array<PlannedPage<F>>;
     }
     entries.push(page);
   }
@@ -328,12 +367,16 @@ async function readIndex(
   return entries;
 }
 
-async function readMeta(archive: ImportArchive, file: ArchiveFile): Promise<Record<string, unknown>> {
-  return parsePage(file, await archive.readText(file)).meta;
+async function readMeta<F extends LayoutFile>(
+  source: LayoutSource<F>,
+  file: F,
+): Promise<Record<string, unknown>> {
+  const text = await source.readText(file);
+  return source.pageMeta ? source.pageMeta(file, text) : parsePage(file, text).meta;
 }
 
 /** A page file parsed, or a 400 naming it. */
-export function parsePage(file: ArchiveFile, text: string): ReturnType<typeof parsePageFile> {
+export function parsePage(file: LayoutFile, text: string): ReturnType<typeof parsePageFile> {
   try {
     return parsePageFile(text);
   } catch (error) {
@@ -342,7 +385,7 @@ export function parsePage(file: ArchiveFile, text: string): ReturnType<typeof pa
   }
 }
 
-function parseJson(text: string, file: ArchiveFile): unknown {
+function parseJson(text: string, file: LayoutFile): unknown {
   try {
     return JSON.parse(text.startsWith('\uFEFF') ? text.slice(1) : text);
   } catch (error) {

@@ -1,0 +1,5 @@
+/** Error output is one line whatever the input echoed in it: control characters are escaped. */
+export function oneLine(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u001f\u007f]/g, (c) => JSON.stringify(c).slice(1, -1));
+}
