@@ -25,6 +25,7 @@ import { referencesRoutes } from './modules/references/references.routes.ts';
 import { usersRoutes } from './modules/users/users.routes.ts';
 import { searchRoutes } from './modules/search/search.routes.ts';
 import { versionsRoutes } from './modules/versions/versions.routes.ts';
+import { webhooksRoutes } from './modules/webhooks/webhooks.routes.ts';
 
 export const JSON_BODY_LIMIT = 5 * 1024 * 1024;
 const READY_TIMEOUT_MS = 1_500;
@@ -243,6 +244,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
       await api.register(importRoutes, { imports: deps.imports });
       await api.register(changelogsRoutes, { changelogs: deps.changelogs });
       await api.register(linksRoutes, { links: deps.links });
+      await api.register(webhooksRoutes, { webhooks: deps.webhooks });
       api.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
     },
     { prefix: '/api/v1' },

@@ -9,6 +9,8 @@ export interface Config {
   readonly port: number;
   readonly databaseUrl: string;
   readonly redisUrl: string | null;
+  /** REDIS_KEY_PREFIX: what the rate-limit counters' keys start with (deployments sharing one Redis) */
+  readonly redisKeyPrefix: string;
   readonly rateLimitScale: number;
   /** null: search answers every origin; otherwise only these origins */
   readonly corsOrigins: readonly string[] | null;
@@ -33,6 +35,19 @@ export interface Config {
   readonly workerMemoryMb: number;
   /** on SIGTERM, the longest the server waits for requests in flight before it exits anyway (ms) */
   readonly shutdownTimeoutMs: number;
+  /**
+   * WEBHOOK_SECRET_KEY: the AES-256 key (32 bytes) that encrypts webhook secrets at rest; null: a key
+   * file beside a SQLite database, a key per process in memory, none on PostgreSQL (webhooks refused)
+   */
+  readonly webhookSecretKey: Buffer | null;
+  /** WEBHOOK_ALLOW_PRIVATE: webhooks may target loopback, private and link-local addresses (tests) */
+  readonly webhookAllowPrivate: boolean;
+  /** WEBHOOK_TIMEOUT: the longest one delivery attempt may take (ms) */
+  readonly webhookTimeoutMs: number;
+  /** WEBHOOK_POLL_INTERVAL: how often the dispatcher looks for due deliveries, others' included (ms) */
+  readonly webhookPollIntervalMs: number;
+  /** WEBHOOK_CONCURRENCY: delivery attempts in flight at once per instance */
+  readonly webhookConcurrency: number;
 }
 
 export class ConfigError extends Error {
@@ -71,6 +86,13 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
   const redisUrl = get('REDIS_URL') ?? null;
   if (redisUrl !== null && !/^rediss?:\/\/.+/.test(redisUrl)) {
     problems.push(`REDIS_URL must start with 'redis://' or 'rediss://' (got '${redisUrl}')`);
+  }
+
+  const redisKeyPrefix = get('REDIS_KEY_PREFIX') ?? 'quire:rl:';
+  if (!/^[\x21-\x7e]{1,64}$/.test(redisKeyPrefix)) {
+    problems.push(
+      `REDIS_KEY_PREFIX must be 1-64 printable characters without spaces (got '${redisKeyPrefix}')`,
+    );
   }
 
   let rateLimitScale = 1;
@@ -162,12 +184,37 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
   const workerThreads = count('WORKER_THREADS', 1, 64);
   const workerMemoryMb = count('WORKER_MEMORY_MB', 32, 16_384) ?? 1_024;
 
+  let webhookSecretKey: Buffer | null = null;
+  const rawWebhookKey = get('WEBHOOK_SECRET_KEY');
+  if (rawWebhookKey !== undefined) {
+    const decoded = Buffer.from(rawWebhookKey, 'base64');
+    // The value itself is never echoed: it is a secret.
+    if (!/^[A-Za-z0-9+/]+={0,2}$/.test(rawWebhookKey) || decoded.length !== 32) {
+      problems.push(
+        'WEBHOOK_SECRET_KEY must be base64 of exactly 32 random bytes (e.g. the output of `openssl rand -base64 32`)',
+      );
+    } else webhookSecretKey = decoded;
+  }
+
+  let webhookAllowPrivate = false;
+  const rawAllowPrivate = get('WEBHOOK_ALLOW_PRIVATE');
+  if (rawAllowPrivate !== undefined) {
+    if (rawAllowPrivate === 'true' || rawAllowPrivate === '1') webhookAllowPrivate = true;
+    else if (rawAllowPrivate !== 'false' && rawAllowPrivate !== '0') {
+      problems.push(`WEBHOOK_ALLOW_PRIVATE must be 'true' or 'false' (got '${rawAllowPrivate}')`);
+    }
+  }
+  const webhookTimeoutMs = milliseconds('WEBHOOK_TIMEOUT', 10_000);
+  const webhookPollIntervalMs = milliseconds('WEBHOOK_POLL_INTERVAL', 1_000);
+  const webhookConcurrency = count('WEBHOOK_CONCURRENCY', 1, 256) ?? 8;
+
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze({
     host,
     port,
     databaseUrl,
     redisUrl,
+    redisKeyPrefix,
     rateLimitScale,
     corsOrigins: corsOrigins === null ? null : Object.freeze(corsOrigins),
     bootstrap,
@@ -180,5 +227,10 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     workerTaskTimeoutMs,
     workerMemoryMb,
     shutdownTimeoutMs,
+    webhookSecretKey,
+    webhookAllowPrivate,
+    webhookTimeoutMs,
+    webhookPollIntervalMs,
+    webhookConcurrency,
   });
 }

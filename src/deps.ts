@@ -24,6 +24,11 @@ import { SearchRepository } from './modules/search/search.repository.ts';
 import { SearchService } from './modules/search/search.service.ts';
 import { UsersService } from './modules/users/users.service.ts';
 import { VersionsService } from './modules/versions/versions.service.ts';
+import { systemResolver, type Resolver } from './modules/webhooks/webhook-address.ts';
+import { SecretBox, type KeySource } from './modules/webhooks/webhook-secrets.ts';
+import { WebhookDispatcher } from './modules/webhooks/webhooks.dispatcher.ts';
+import { webhooksSubscriber } from './modules/webhooks/webhooks.events.ts';
+import { WebhooksService } from './modules/webhooks/webhooks.service.ts';
 import { TaskFailedError, WorkerPool } from './workers/pool.ts';
 import { ServiceUnavailableError } from './errors.ts';
 import type { CounterStore } from './ratelimit/counter-store.ts';
@@ -62,6 +67,9 @@ export interface Deps {
   searchIndex: SearchIndexer;
   /** heavy work off the event loop: OpenAPI files, large renders */
   workers: WorkerPool;
+  webhooks: WebhooksService;
+  /** sends the webhook outbox; the server starts it, the CLI never does, tests call runOnce() */
+  webhookDispatcher: WebhookDispatcher;
   close(): Promise<void>;
 }
 
@@ -77,6 +85,18 @@ export interface DepsOverrides {
   workers?: WorkerPool;
   /** worker threads kept alive when idle (the server keeps one, warm) */
   workerMinThreads?: number;
+  /** how webhook hosts are resolved, at registration and at each delivery (tests prove rebinding) */
+  webhookResolver?: Resolver;
+  /** where the dispatcher's background failures go (the server logs them) */
+  onWebhookError?: (error: unknown) => void;
+}
+
+/** Where webhook secrets' key comes from (docs/decisions/0014-webhooks.md). */
+function webhookKeySource(config: Config, database: DatabaseHandle): KeySource {
+  if (config.webhookSecretKey !== null) return { kind: 'configured', key: config.webhookSecretKey };
+  if (database.sqlite === null) return { kind: 'none' };
+  if (database.sqlite.memory) return { kind: 'process' };
+  return { kind: 'file', path: `${database.sqlite.name}.webhook-key` };
 }
 
 export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps {
@@ -91,7 +111,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
   const counters =
     overrides.counters ??
     (config.redisUrl !== null
-      ? new RedisCounterStore(config.redisUrl, overrides.redisPrefix)
+      ? new RedisCounterStore(config.redisUrl, overrides.redisPrefix ?? config.redisKeyPrefix)
       : new MemoryCounterStore());
   const { db, reader } = database;
   const workers =
@@ -115,6 +135,17 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
   changes.subscribe(searchSubscriber(searchIndex));
   const linkScans = new LinkScanWarmer(database, workers, clock);
   changes.subscribe(linkScansSubscriber(linkScans));
+  const secrets = new SecretBox(webhookKeySource(config, database));
+  const resolver = overrides.webhookResolver ?? systemResolver;
+  const webhookDispatcher = new WebhookDispatcher(database, clock, secrets, {
+    timeoutMs: config.webhookTimeoutMs,
+    pollIntervalMs: config.webhookPollIntervalMs,
+    concurrency: config.webhookConcurrency,
+    allowPrivate: config.webhookAllowPrivate,
+    resolver,
+    onError: overrides.onWebhookError ?? (() => undefined),
+  });
+  changes.subscribe(webhooksSubscriber(() => webhookDispatcher.nudge()));
   const versions = new VersionsService(db, reader, clock, changes, database.dialect);
   const documentation = new DocumentationService(db, reader, clock, changes, versions, database.dialect);
   const keys = new KeysService(db, clock, changes);
@@ -143,12 +174,18 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
       database.changeStamp(),
     ),
     exports: new ExportService(database, versions, clock),
-    idempotency: new IdempotencyService(db, clock),
-    imports: new ImportService(db, versions, documentation, pages, references),
+    idempotency: new IdempotencyService(db, clock, secrets),
+    imports: new ImportService(db, changes, versions, documentation, pages, references),
     searchIndex,
     workers,
+    webhooks: new WebhooksService(database, clock, changes, secrets, {
+      allowPrivate: config.webhookAllowPrivate,
+      resolver,
+    }),
+    webhookDispatcher,
     async close() {
-      // Background scans first: they use the worker threads and the database.
+      // Background work first: it uses the worker threads and the database.
+      await webhookDispatcher.close();
       await linkScans.close();
       if (overrides.workers === undefined) await workers.close();
       await counters.close();

@@ -16,12 +16,17 @@ export async function serve(env: Readonly<Record<string, string | undefined>> = 
     }
     throw error;
   }
-  const deps = createDeps(config, { workerMinThreads: 1 });
+  // The dispatcher's failures (a database error during a claim) are logged once the app has a logger.
+  let logError: (error: unknown) => void = () => undefined;
+  const deps = createDeps(config, { workerMinThreads: 1, onWebhookError: (error) => logError(error) });
   await upgradeDatabase(deps.database);
   // A second for requests already on their way over idle keep-alive connections to be read.
   const app = await buildApp(deps, { drainGraceMs: 1_000 });
   const boot = await bootstrapIfEmpty(deps);
+  logError = (error) => app.log.warn({ err: error }, 'webhook dispatch failed; it is tried again');
   await app.listen({ host: config.host, port: config.port });
+  // Every instance sends the outbox; deps.close() stops it.
+  deps.webhookDispatcher.start();
   // In the background: the server answers at once, and the first upload finds a warm thread.
   deps.workers.warm().catch((error: unknown) => app.log.warn({ err: error }, 'worker warm-up failed'));
   // Idempotency keys are kept a day: forgotten on start and every hour after.
@@ -47,6 +52,14 @@ export async function serve(env: Readonly<Record<string, string | undefined>> = 
       .catch((error: unknown) => app.log.warn({ err: error }, 'purge of old link scans failed'));
   void purgeLinkScans();
   setInterval(() => void purgeLinkScans(), 24 * 60 * 60 * 1000).unref();
+  // Webhook deliveries delivered or given up 30 days ago leave the deliveries log.
+  const purgeDeliveries = () =>
+    deps.webhookDispatcher
+      .purge()
+      .then((count) => app.log.info({ purged: count }, 'old webhook deliveries purged'))
+      .catch((error: unknown) => app.log.warn({ err: error }, 'purge of old webhook deliveries failed'));
+  void purgeDeliveries();
+  setInterval(() => void purgeDeliveries(), 24 * 60 * 60 * 1000).unref();
   if (boot) {
     const address = app.server.address();
     const port = typeof address === 'object' && address !== null ? address.port : config.port;

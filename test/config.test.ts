@@ -8,6 +8,7 @@ describe('configuration', () => {
       port: 8080,
       databaseUrl: 'sqlite:./data/quire.db',
       redisUrl: null,
+      redisKeyPrefix: 'quire:rl:',
       rateLimitScale: 1,
       corsOrigins: null,
       bootstrap: true,
@@ -20,6 +21,11 @@ describe('configuration', () => {
       workerTaskTimeoutMs: 30000,
       workerMemoryMb: 1024,
       shutdownTimeoutMs: 30000,
+      webhookSecretKey: null,
+      webhookAllowPrivate: false,
+      webhookTimeoutMs: 10000,
+      webhookPollIntervalMs: 1000,
+      webhookConcurrency: 8,
     });
   });
 
@@ -29,6 +35,7 @@ describe('configuration', () => {
       PORT: '9000',
       DATABASE_URL: 'postgres://u@db/quire',
       REDIS_URL: 'redis://cache:6379',
+      REDIS_KEY_PREFIX: 'docs-eu:rl:',
       RATE_LIMIT_SCALE: '2.5',
       CORS_ORIGINS: 'https://docs.acme.io, https://acme.io',
       QUIRE_BOOTSTRAP: 'false',
@@ -41,8 +48,17 @@ describe('configuration', () => {
       WORKER_TASK_TIMEOUT: '12000',
       WORKER_MEMORY_MB: '512',
       SHUTDOWN_TIMEOUT: '4000',
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      WEBHOOK_TIMEOUT: '3000',
+      WEBHOOK_POLL_INTERVAL: '250',
+      WEBHOOK_CONCURRENCY: '4',
     });
     expect(config).toMatchObject({
+      redisKeyPrefix: 'docs-eu:rl:',
+      webhookAllowPrivate: true,
+      webhookTimeoutMs: 3000,
+      webhookPollIntervalMs: 250,
+      webhookConcurrency: 4,
       host: '127.0.0.1',
       port: 9000,
       rateLimitScale: 2.5,
@@ -81,13 +97,17 @@ describe('configuration', () => {
         WORKER_TASK_TIMEOUT: 'forever',
         WORKER_MEMORY_MB: '1',
         SHUTDOWN_TIMEOUT: '-1',
+        REDIS_KEY_PREFIX: 'two words',
+        WEBHOOK_ALLOW_PRIVATE: 'maybe',
+        WEBHOOK_TIMEOUT: 'soon',
+        WEBHOOK_CONCURRENCY: '0',
       });
     } catch (e) {
       error = e;
     }
     expect(error).toBeInstanceOf(ConfigError);
     const problems = (error as ConfigError).problems;
-    expect(problems).toHaveLength(15);
+    expect(problems).toHaveLength(19);
     for (const name of [
       'PORT',
       'DATABASE_URL',
@@ -102,6 +122,10 @@ describe('configuration', () => {
       'WORKER_THREADS',
       'WORKER_TASK_TIMEOUT',
       'WORKER_MEMORY_MB',
+      'REDIS_KEY_PREFIX',
+      'WEBHOOK_ALLOW_PRIVATE',
+      'WEBHOOK_TIMEOUT',
+      'WEBHOOK_CONCURRENCY',
       'SHUTDOWN_TIMEOUT',
     ]) {
       expect(problems.some((p) => p.startsWith(name))).toBe(true);

@@ -174,6 +174,10 @@ describe('health and description', () => {
         'PUT /page/{id}/publish publishPage',
         'PUT /reference/{id}/publish publishReference',
         'PUT /version/{id} updateVersion',
+        'POST /webhooks createWebhook',
+        'GET /webhooks listWebhooks',
+        'DELETE /webhooks/{id} deleteWebhook',
+        'GET /webhooks/{id}/deliveries listWebhookDeliveries',
       ].sort(),
     );
     // Every operation documents its success and the statuses every operation can give.

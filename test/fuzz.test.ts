@@ -40,7 +40,12 @@ const RANDOM_PER_OPERATION = Number(process.env.FUZZ_RUNS ?? 110);
  * Every limit × 1000: the fuzz must reach validation and handlers, not the rate limiter. A render may
  * take 10 s, not 30: a pathological page then costs the run a third of the time it would.
  */
-const ENV = { RATE_LIMIT_SCALE: '1000', WORKER_TASK_TIMEOUT: '10000' };
+const ENV = {
+  RATE_LIMIT_SCALE: '1000',
+  WORKER_TASK_TIMEOUT: '10000',
+  // Webhooks need a key on PostgreSQL; their targets are resolved by the resolver below, never by DNS.
+  WEBHOOK_SECRET_KEY: Buffer.alloc(32, 7).toString('base64'),
+};
 /** concurrent copies of each writing operation's valid request, after the sequential run */
 const BURST = 12;
 
@@ -119,6 +124,14 @@ async function setUpWorld(t: TestApp): Promise<World> {
     content: 'x',
   });
   const otherRef = await upload(t.app, other.key, other.version.id, openapiJson('Their API'));
+  const webhook = async (key: string) => {
+    const res = await client(t.app, key).post('/webhooks', {
+      url: 'https://hooks.example.test/quire',
+      events: ['page.created', 'page.published'],
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    return res.json<{ id: number }>().id;
+  };
   return {
     keys: {
       admin: w.key,
@@ -133,6 +146,7 @@ async function setUpWorld(t: TestApp): Promise<World> {
       reference: [published.json().id, draft.json().id],
       changelog: changelogs,
       trash: [deleted.json().id],
+      webhook: [await webhook(w.key), await webhook(w.key)],
     },
     foreign: {
       version: [other.version.id],
@@ -141,6 +155,7 @@ async function setUpWorld(t: TestApp): Promise<World> {
       reference: [otherRef.json().id],
       changelog: [await changelog(other.project.id, 'Theirs')],
       trash: [otherPage.json().id],
+      webhook: [await webhook(other.key)],
     },
     known: {
       slugs: [
@@ -384,7 +399,10 @@ function report(failures: Failure[], world: World): string {
 
 // ---------------------------------------------------------------------------------------------
 
-const t = useTestApp({ env: ENV });
+const t = useTestApp({
+  env: ENV,
+  overrides: { webhookResolver: () => Promise.resolve([{ address: '203.0.113.30', family: 4 }]) },
+});
 
 describe('fuzz: every operation of /api/v1/openapi.json', () => {
   it(

@@ -2,6 +2,7 @@ import { CLI_ACTOR } from '../auth/actor.ts';
 import { isPermission, type Permission } from '../auth/permissions.ts';
 import { ACCESS_MODES, PLANS } from '../modules/projects/projects.service.ts';
 import { ROLES } from '../modules/users/users.service.ts';
+import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../modules/webhooks/webhooks.schemas.ts';
 import { oneOf, parseOptions, positiveInt, required, UsageError } from './args.ts';
 import { adminContext, type Command } from './command.ts';
 import { contentsCommands } from './content-commands.ts';
@@ -41,6 +42,20 @@ function permissionList(raw: string | undefined): 'all' | Permission[] {
 function versionList(raw: string | undefined): 'all' | number[] {
   if (raw === undefined || raw === 'all') return 'all';
   return raw.split(',').map((v) => positiveInt(v.trim(), 'a version id'));
+}
+
+function eventList(raw: string | undefined): WebhookEventType[] {
+  if (raw === undefined || raw === 'all') return [...WEBHOOK_EVENT_TYPES];
+  const list = raw
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
+  const known = WEBHOOK_EVENT_TYPES as readonly string[];
+  const unknown = list.filter((e) => !known.includes(e));
+  if (unknown.length || !list.length) {
+    throw new UsageError(`unknown event type(s): ${unknown.join(', ') || '(none given)'}`);
+  }
+  return [...new Set(list)] as WebhookEventType[];
 }
 
 /** `bin/quire <group> <action>`: each prints the one record it made or changed. */
@@ -141,12 +156,44 @@ export const COMMANDS: Record<string, Command> = {
     const projectId = values.project !== undefined ? positiveInt(values.project, '--project') : undefined;
     return deps.search.reindex(projectId);
   },
-  // What was deleted more than 30 days ago goes for good, and link scans stored that long ago (the
-  // server also does both on start and daily).
+  // The secret is in this output only, as in the API's 201 answer.
+  'webhook create': async (deps, args) => {
+    const { values } = parseOptions(args, {
+      project: { type: 'string' },
+      url: { type: 'string' },
+      events: { type: 'string' },
+      description: { type: 'string' },
+    });
+    const projectId = positiveInt(required(values.project, 'project'), '--project');
+    const input = {
+      url: required(values.url, 'url'),
+      events: eventList(values.events),
+      ...(values.description !== undefined ? { description: values.description } : {}),
+    };
+    return deps.webhooks.create(await adminContext(deps, { projectId }), input);
+  },
+  'webhook list': async (deps, args) => {
+    const { values } = parseOptions(args, { project: { type: 'string' } });
+    const projectId = positiveInt(required(values.project, 'project'), '--project');
+    return deps.webhooks.list(await adminContext(deps, { projectId }));
+  },
+  'webhook delete': async (deps, args) => {
+    const { positionals } = parseOptions(args, {}, 1);
+    const id = positiveInt(positionals[0] ?? '', 'webhook ID');
+    const projectId = await deps.webhooks.projectOf(id);
+    await deps.webhooks.delete(await adminContext(deps, { projectId }), id);
+    return { id, deleted: true };
+  },
+  // What was deleted more than 30 days ago goes for good, and link scans stored and webhook deliveries
+  // finished that long ago (the server also does all three on start and daily).
   purge: async (deps, args) => {
     parseOptions(args, {});
     const deleted = await deps.pages.purgeDeleted();
-    return { ...deleted, linkScans: await deps.linkScans.purge() };
+    return {
+      ...deleted,
+      linkScans: await deps.linkScans.purge(),
+      webhookDeliveries: await deps.webhookDispatcher.purge(),
+    };
   },
   ...contentsCommands,
   ...listCommands,

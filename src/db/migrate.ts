@@ -16,6 +16,7 @@ import { idempotency } from './migrations/0005-idempotency.ts';
 import { newerOperations } from './migrations/0006-newer-operations.ts';
 import { searchPosts } from './migrations/0007-search-posts.ts';
 import { linkScans } from './migrations/0008-link-scans.ts';
+import { webhooks } from './migrations/0009-webhooks.ts';
 
 /** Append-only: never edit a migration that has shipped; add the next one here. */
 const MIGRATIONS: readonly Migration[] = [
@@ -27,6 +28,7 @@ const MIGRATIONS: readonly Migration[] = [
   newerOperations,
   searchPosts,
   linkScans,
+  webhooks,
 ];
 
 /**

@@ -2,12 +2,14 @@ import type { Actor } from '../auth/actor.ts';
 import type { KeyRecord } from '../auth/keys.service.ts';
 import type { Changelog, ChangelogPost } from '../modules/changelogs/changelogs.presenter.ts';
 import type { Category, Documentation } from '../modules/documentation/documentation.presenter.ts';
+import type { ImportReport } from '../modules/import/import.service.ts';
 import type { Page } from '../modules/pages/pages.presenter.ts';
 import type { ProjectRecord } from '../modules/projects/projects.presenter.ts';
 import type { ReaderAccess } from '../modules/reader-access/reader-access.presenter.ts';
 import type { Reference } from '../modules/references/references.presenter.ts';
 import type { User } from '../modules/users/users.presenter.ts';
 import type { Version } from '../modules/versions/versions.presenter.ts';
+import type { Webhook } from '../modules/webhooks/webhooks.presenter.ts';
 
 /** One setting of a project that a change moved, for the audit scope it belongs to. */
 export interface ProjectChange {
@@ -120,7 +122,11 @@ export type ChangeEvent =
     }
   | { type: 'reader_access.revoked'; projectId: number; accessId: number; access: ReaderAccess }
   | { type: 'changelog.created'; projectId: number; changelog: Changelog }
-  | { type: 'changelog_post.created'; projectId: number; changelogId: number; post: ChangelogPost };
+  | { type: 'changelog_post.created'; projectId: number; changelogId: number; post: ChangelogPost }
+  /** at the end of an import's transaction, after the changes it made one by one */
+  | { type: 'import.completed'; projectId: number; report: ImportReport }
+  | { type: 'webhook.created'; projectId: number; webhook: Webhook }
+  | { type: 'webhook.deleted'; projectId: number; webhook: Webhook };
 
 export type ChangeType = ChangeEvent['type'];
 

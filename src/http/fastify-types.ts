@@ -12,6 +12,8 @@ declare module 'fastify' {
     crossOrigin?: boolean;
     /** 'json': the body must be application/json; otherwise the route takes no body */
     body?: 'json' | 'custom';
+    /** the answer holds a secret shown once: an Idempotency-Key keeps it encrypted for its replay */
+    secretAnswer?: boolean;
   }
   interface FastifyRequest {
     /** the key of the request and what it may do, once the pipeline has resolved it */

@@ -16,7 +16,8 @@ export type Claim = { kind: 'claimed'; id: number } | { kind: 'replay'; answer: 
 /** Where claims live (the database, through IdempotencyService). */
 export interface IdempotencyStore {
   claim(apiKeyId: number, key: string, fingerprint: string): Promise<Claim>;
-  complete(id: number, answer: StoredAnswer): Promise<void>;
+  /** `secret`: the answer holds a secret shown once, so it is kept encrypted */
+  complete(id: number, answer: StoredAnswer, secret: boolean): Promise<void>;
   release(id: number): Promise<void>;
 }
 
@@ -108,12 +109,16 @@ export function registerIdempotency(app: FastifyInstance, service: IdempotencySt
       typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '';
     const contentType = reply.getHeader('content-type');
     const etag = reply.getHeader('etag');
-    await service.complete(claimId, {
-      status: reply.statusCode,
-      contentType: typeof contentType === 'string' ? contentType : null,
-      etag: typeof etag === 'string' ? etag : null,
-      body,
-    });
+    await service.complete(
+      claimId,
+      {
+        status: reply.statusCode,
+        contentType: typeof contentType === 'string' ? contentType : null,
+        etag: typeof etag === 'string' ? etag : null,
+        body,
+      },
+      request.routeOptions.config.secretAnswer === true,
+    );
     return payload;
   });
 

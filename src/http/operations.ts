@@ -42,6 +42,10 @@ export const OPERATIONS = {
   brokenLinks: { limit: 60, windowMs: HOUR },
   createChangelogPost: { limit: 10800, windowMs: HOUR },
   listChangelogPosts: { limit: 600, windowMs: MINUTE },
+  createWebhook: { limit: 60, windowMs: HOUR },
+  listWebhooks: { limit: 3600, windowMs: HOUR },
+  deleteWebhook: { limit: 60, windowMs: HOUR },
+  listWebhookDeliveries: { limit: 600, windowMs: MINUTE },
 } as const satisfies Record<string, { limit: number; windowMs: number }>;
 
 export type OperationId = keyof typeof OPERATIONS;

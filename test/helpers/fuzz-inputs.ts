@@ -7,7 +7,7 @@ import { buildZip } from './zip.ts';
  * parameters, query parameters and body schema, then mutated. Everything here is plain data, so a
  * seed reproduces a run; ids of real resources are symbolic (`ref`) and resolved when sent.
  */
-export type Resource = 'version' | 'documentation' | 'page' | 'reference' | 'changelog' | 'trash';
+export type Resource = 'version' | 'documentation' | 'page' | 'reference' | 'changelog' | 'trash' | 'webhook';
 
 export interface JsonSchema {
   type?: string;
@@ -54,8 +54,12 @@ export function operationsOf(doc: { paths: Record<string, Record<string, Documen
         pathParams: params
           .filter((p) => p.in === 'path')
           .map((p) => {
-            const before = segments[segments.indexOf(`{${p.name}}`) - 1] ?? '';
-            const known = ['version', 'documentation', 'page', 'reference', 'changelog'].includes(before);
+            const segment = segments[segments.indexOf(`{${p.name}}`) - 1] ?? '';
+            // Webhooks live under a plural path: /webhooks/{id}.
+            const before = segment === 'webhooks' ? 'webhook' : segment;
+            const known = ['version', 'documentation', 'page', 'reference', 'changelog', 'webhook'].includes(
+              before,
+            );
             return { name: p.name, schema: p.schema ?? {}, resource: known ? (before as Resource) : null };
           }),
         queryParams: params
@@ -433,6 +437,12 @@ function stringArb(schema: JsonSchema, name: string, known: Known): fc.Arbitrary
       return weighted([3, fc.constantFrom(...known.slugs)], [2, plain]);
     case 'categoryTitle':
       return weighted([3, fc.constantFrom(...known.categories)], [1, plain]);
+    case 'url':
+      return weighted(
+        [3, fc.webUrl({ withQueryParameters: true })],
+        [1, fc.constantFrom('http://127.0.0.1/', 'http://localhost/x', 'http://[::1]/', 'ftp://a.example/')],
+        [1, plain],
+      );
     case 'title':
     case 'name':
       return weighted([1, fc.constantFrom(...known.titles)], [4, plain]);
@@ -1017,6 +1027,8 @@ function simpleValue(schema: JsonSchema, name: string, known: Known): unknown {
     title: 'Fuzz baseline',
     name: 'v1',
     message: 'fuzz',
+    url: 'https://hooks.example.test/fuzz',
+    events: ['page.created'],
   };
   if (name in byName) return byName[name];
   if (schema.type === 'boolean') return true;

@@ -8,7 +8,7 @@ import { buildApp } from '../../src/app.ts';
 import { ManualClock } from '../../src/clock.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { upgradeDatabase } from '../../src/upgrade.ts';
-import { createDeps, type Deps } from '../../src/deps.ts';
+import { createDeps, type Deps, type DepsOverrides } from '../../src/deps.ts';
 import { WorkerPool } from '../../src/workers/pool.ts';
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL;
@@ -36,6 +36,8 @@ export interface TestAppOptions {
   clock?: ManualClock;
   /** build a second instance over the same database and counter store */
   sharedWith?: TestApp;
+  /** more of the composition root's seams (a webhook resolver) */
+  overrides?: Pick<DepsOverrides, 'webhookResolver' | 'onWebhookError'>;
 }
 
 /** Set by test/helpers/global-setup.ts, which drops this run's PostgreSQL schemas at the end. */
@@ -80,6 +82,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     options.clock ?? options.sharedWith?.clock ?? new ManualClock(Date.parse('2026-11-21T10:15:00Z'));
   const workers = testWorkers(options.env);
   const deps = createDeps(config, {
+    ...options.overrides,
     clock,
     ...(workers ? { workers } : {}),
     redisPrefix: storage.redisPrefix,

@@ -302,6 +302,32 @@ export function auditEntries(event: ChangeEvent): AuditEntry[] {
           details: { slug: event.changelog.slug },
         },
       ];
+    case 'webhook.created':
+      // Where the project's changes will be sent is a security matter; the secret is never logged.
+      return [
+        {
+          scope: 'security',
+          entity: 'webhook',
+          entityId: event.webhook.id,
+          operation: 'INS',
+          message: `Webhook to ${event.webhook.url} created`,
+          details: { url: event.webhook.url, events: event.webhook.events },
+        },
+      ];
+    case 'webhook.deleted':
+      return [
+        {
+          scope: 'security',
+          entity: 'webhook',
+          entityId: event.webhook.id,
+          operation: 'DEL',
+          message: `Webhook to ${event.webhook.url} deleted`,
+          details: { url: event.webhook.url },
+        },
+      ];
+    case 'import.completed':
+      // Every version, section, page and reference the import wrote has its own entry already.
+      return [];
   }
 }
 

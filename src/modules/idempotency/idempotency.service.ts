@@ -10,6 +10,14 @@ import { idempotencyRepository as repo } from './idempotency.repository.ts';
 export const KEEP_MS = 24 * 60 * 60 * 1000;
 /** A claim whose request never completed (its process died) may be taken over after this long. */
 const ABANDONED_MS = 5 * 60 * 1000;
+/** What marks a kept answer as encrypted: no JSON text starts with a letter `s`. */
+const SEALED = 'sealed:';
+
+/** Encrypts answers that hold a secret shown once (the webhook secrets' cipher). */
+export interface AnswerSealer {
+  encrypt(plaintext: string): string;
+  decrypt(sealed: string): string;
+}
 
 /**
  * Idempotency-Key (extensions §2), kept in the database so that it holds across instances and
@@ -21,6 +29,7 @@ export class IdempotencyService implements IdempotencyStore {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly clock: Clock,
+    private readonly sealer: AnswerSealer,
   ) {}
 
   async claim(apiKeyId: number, key: string, fingerprint: string): Promise<Claim> {
@@ -54,7 +63,14 @@ export class IdempotencyService implements IdempotencyStore {
       }
       return {
         kind: 'replay',
-        answer: { status: held.status, contentType: held.content_type, etag: held.etag, body: held.body },
+        answer: {
+          status: held.status,
+          contentType: held.content_type,
+          etag: held.etag,
+          body: held.body.startsWith(SEALED)
+            ? this.sealer.decrypt(held.body.slice(SEALED.length))
+            : held.body,
+        },
       };
     }
     throw new ConflictError(
@@ -62,12 +78,13 @@ export class IdempotencyService implements IdempotencyStore {
     );
   }
 
-  async complete(id: number, answer: StoredAnswer): Promise<void> {
+  /** Keeps the answer for replays; one that holds a secret (a new webhook's) is kept encrypted. */
+  async complete(id: number, answer: StoredAnswer, secret: boolean): Promise<void> {
     await repo.complete(this.db, id, {
       status: answer.status,
       content_type: answer.contentType,
       etag: answer.etag,
-      body: answer.body,
+      body: secret ? `${SEALED}${this.sealer.encrypt(answer.body)}` : answer.body,
       completed: toStoredDate(this.clock.now()),
     });
   }

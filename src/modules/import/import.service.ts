@@ -3,6 +3,7 @@ import type { TransactionContext, UseCaseContext } from '../../auth/actor.ts';
 import type { Database } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { ForbiddenError } from '../../errors.ts';
+import type { ChangeRecorder } from '../../events/change-recorder.ts';
 import { RESERVED_VERSION_SLUGS } from '../../shared/slug.ts';
 import { pickSlug } from '../../db/siblings.ts';
 import type { DocumentationService } from '../documentation/documentation.service.ts';
@@ -44,6 +45,7 @@ export interface ImportReport {
 export class ImportService {
   constructor(
     private readonly db: Kysely<Database>,
+    private readonly changes: ChangeRecorder,
     private readonly versions: VersionsService,
     private readonly documentation: DocumentationService,
     private readonly pages: PagesService,
@@ -81,6 +83,8 @@ export class ImportService {
         for (const planned of plan.versions) {
           await this.importVersion(tx, archive, planned, input, report, step);
         }
+        // Last, in the same transaction: whoever follows changes learns the import is whole.
+        await this.changes.record(tx, { type: 'import.completed', projectId: tx.scope.project.id, report });
         return report;
       });
     } finally {

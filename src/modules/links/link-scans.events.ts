@@ -46,6 +46,9 @@ export function linkScansSubscriber(warmer: LinkScanWarmer): ChangeSubscriber {
       case 'reader_access.revoked':
       case 'changelog.created':
       case 'changelog_post.created':
+      case 'import.completed':
+      case 'webhook.created':
+      case 'webhook.deleted':
         return;
       default: {
         const unknown: never = event;

@@ -59,6 +59,9 @@ export function searchSubscriber(indexer: SearchIndexer): ChangeSubscriber {
       case 'reader_access.granted':
       case 'reader_access.revoked':
       case 'changelog.created':
+      case 'import.completed':
+      case 'webhook.created':
+      case 'webhook.deleted':
         return;
       default: {
         const unknown: never = event;

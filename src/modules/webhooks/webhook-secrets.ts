@@ -1,0 +1,110 @@
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import { ServiceUnavailableError } from '../../errors.ts';
+
+const SECRET_BYTES = 24;
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+const FORMAT = 'v1';
+
+/** Where the key comes from when WEBHOOK_SECRET_KEY is not set (docs/decisions/0014-webhooks.md). */
+export type KeySource =
+  | { kind: 'configured'; key: Buffer }
+  /** SQLite on a file: a key file beside it, made on first need and reused */
+  | { kind: 'file'; path: string }
+  /** in-memory SQLite: the data goes with the process, so may the key */
+  | { kind: 'process' }
+  /** PostgreSQL without a key: instances could never agree on one, so webhooks cannot be made */
+  | { kind: 'none' };
+
+/** A new signing secret: `whsec_` and base64 of 24 random bytes, as Standard Webhooks writes them. */
+export function newSecret(): string {
+  return `whsec_${randomBytes(SECRET_BYTES).toString('base64')}`;
+}
+
+/** The HMAC key a secret stands for: the bytes after `whsec_`. */
+export function secretKeyBytes(secret: string): Buffer {
+  return Buffer.from(secret.slice('whsec_'.length), 'base64');
+}
+
+/**
+ * Encrypts webhook secrets at rest with AES-256-GCM (a fresh IV each; the tag makes a wrong key an
+ * error rather than a wrong secret). Stored as `v1.<iv>.<tag>.<ciphertext>`, base64 each.
+ */
+export class SecretBox {
+  private key: Buffer | null = null;
+
+  constructor(private readonly source: KeySource) {}
+
+  encrypt(plaintext: string): string {
+    const key = this.resolveKey();
+    const iv = randomBytes(IV_BYTES);
+    const cipher = createCipheriv('aes-256-gcm', key, iv);
+    const sealed = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+    return [FORMAT, iv, cipher.getAuthTag(), sealed]
+      .map((part) => (typeof part === 'string' ? part : part.toString('base64')))
+      .join('.');
+  }
+
+  decrypt(stored: string): string {
+    const [format, iv, tag, sealed] = stored.split('.');
+    if (format !== FORMAT || iv === undefined || tag === undefined || sealed === undefined) {
+      throw new Error('the stored secret is not in a known format');
+    }
+    const decipher = createDecipheriv('aes-256-gcm', this.resolveKey(), Buffer.from(iv, 'base64'), {
+      authTagLength: TAG_BYTES,
+    });
+    decipher.setAuthTag(Buffer.from(tag, 'base64'));
+    try {
+      return Buffer.concat([decipher.update(Buffer.from(sealed, 'base64')), decipher.final()]).toString(
+        'utf8',
+      );
+    } catch {
+      throw new Error('the stored secret could not be decrypted (was WEBHOOK_SECRET_KEY changed?)');
+    }
+  }
+
+  private resolveKey(): Buffer {
+    this.key ??= this.load();
+    return this.key;
+  }
+
+  private load(): Buffer {
+    switch (this.source.kind) {
+      case 'configured':
+        return this.source.key;
+      case 'process':
+        return randomBytes(32);
+      case 'file':
+        return readOrCreateKeyFile(this.source.path);
+      case 'none':
+        throw new ServiceUnavailableError(
+          'Webhooks need WEBHOOK_SECRET_KEY (base64 of 32 bytes) on PostgreSQL, the same on every ' +
+            'instance, to encrypt their secrets. Set it and restart.',
+          3600,
+        );
+    }
+  }
+}
+
+/**
+ * The key file: written whole under a temporary name, then linked to its place, which fails if the
+ * file exists; so two processes starting at once agree on the one that won, and nobody reads a half
+ * written file. A file that exists is read, and must hold 32 bytes.
+ */
+function readOrCreateKeyFile(path: string): Buffer {
+  const key = randomBytes(32);
+  const temporary = `${path}.${process.pid}.${randomBytes(4).toString('hex')}`;
+  fs.writeFileSync(temporary, `${key.toString('base64')}\n`, { mode: 0o600 });
+  try {
+    fs.linkSync(temporary, path);
+    return key;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  } finally {
+    fs.rmSync(temporary, { force: true });
+  }
+  const stored = Buffer.from(fs.readFileSync(path, 'utf8').trim(), 'base64');
+  if (stored.length !== 32) throw new Error(`The webhook key file ${path} does not hold 32 bytes in base64.`);
+  return stored;
+}

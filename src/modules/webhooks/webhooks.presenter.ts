@@ -1,0 +1,53 @@
+import type { Selectable } from 'kysely';
+import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhooksTable } from '../../db/schema.ts';
+import { formatApiDate } from '../../shared/dates.ts';
+import type { DeliveryList, WebhookEventType } from './webhooks.schemas.ts';
+
+export interface Webhook {
+  id: number;
+  url: string;
+  events: WebhookEventType[];
+  description: string | null;
+  created: string;
+}
+
+export type WebhookRow = Selectable<WebhooksTable>;
+export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
+export type AttemptRow = Selectable<WebhookAttemptsTable>;
+
+/** A webhook as the API shows it: never its secret. */
+export function presentWebhook(
+  row: Pick<WebhookRow, 'id' | 'url' | 'events' | 'description' | 'created'>,
+): Webhook {
+  return {
+    id: row.id,
+    url: row.url,
+    events: JSON.parse(row.events) as WebhookEventType[],
+    description: row.description,
+    created: formatApiDate(row.created),
+  };
+}
+
+export function presentDelivery(
+  row: DeliveryRow,
+  attempts: readonly AttemptRow[],
+): DeliveryList['items'][number] {
+  return {
+    id: row.message_id,
+    type: row.event_type as WebhookEventType,
+    status: row.status,
+    attempts: row.attempts,
+    lastStatusCode: row.last_status_code,
+    durationMs: row.last_duration_ms,
+    error: row.last_error,
+    created: formatApiDate(row.created),
+    nextAttemptAt: row.status === 'pending' ? formatApiDate(row.next_attempt_at) : null,
+    deliveredAt: row.status === 'delivered' ? formatApiDate(row.completed_at) : null,
+    log: attempts.map((a) => ({
+      started: formatApiDate(a.started),
+      statusCode: a.status_code,
+      durationMs: a.duration_ms,
+      error: a.error,
+    })),
+  };
+}
