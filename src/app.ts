@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import net from 'node:net';
-import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Ajv } from 'ajv';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -12,6 +11,7 @@ import { documentResponseHeaders } from './http/documented-headers.ts';
 import { errorBody, registerErrorHandling, sendError } from './http/error-handler.ts';
 import { registerPipeline, registerPreflight } from './http/pipeline.ts';
 import { registerIdempotency } from './http/idempotency.ts';
+import { registerOpenApi } from './http/openapi.ts';
 import { allRoutes } from './modules/all/all.routes.ts';
 import { auditRoutes } from './modules/audit/audit.routes.ts';
 import { documentationRoutes } from './modules/documentation/documentation.routes.ts';
@@ -202,26 +202,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   registerPipeline(app, deps);
   registerIdempotency(app, deps.idempotency);
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Quire API',
-        version: '1.0.0',
-        description:
-          'Documentation content service: pages, sections, versions, API references, reader access.',
-      },
-      servers: [{ url: '/api/v1' }],
-      components: {
-        securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key' } },
-      },
-      security: [{ apiKey: [] }],
-    },
-    transform: ({ schema, url }) => ({
-      schema,
-      url: url.startsWith('/api/v1') ? url.slice('/api/v1'.length) || '/' : url,
-    }),
-  });
+  await registerOpenApi(app);
 
   const crossOriginPaths = new Set<string>();
   app.addHook('onRoute', (route) => {

@@ -32,6 +32,9 @@ export function documentResponseHeaders(route: RouteOptions): void {
   if (methods.some((m) => m === 'POST' || m === 'PUT' || m === 'PATCH' || m === 'DELETE')) {
     response['409'] ??= errorResponse(409);
     response['422'] ??= errorResponse(422);
+    // Fastify reads the body of these methods (never of a GET), and refuses one of a content type no
+    // parser takes, even where the operation expects none (a DELETE sent a body).
+    response['415'] ??= errorResponse(415);
   }
   // The router answers 414 to a path parameter longer than its limit, before any route runs.
   if (route.url.includes(':') && response['414'] === undefined) {
@@ -39,12 +42,14 @@ export function documentResponseHeaders(route: RouteOptions): void {
   }
   for (const [status, schema] of Object.entries(response)) {
     const success = status.startsWith('2');
+    // A 304 is counted like the answer it stands for (extensions §2), and says so in the same headers.
+    const counted = success || status === '304' || status === '429';
     response[status] = {
       ...schema,
       ...(success && schema.description === undefined ? { description: 'Success' } : {}),
       headers: {
         ...REQUEST_ID,
-        ...(success || status === '429' ? RATE_LIMIT : {}),
+        ...(counted ? RATE_LIMIT : {}),
         ...(status === '429' || status === '503' ? RETRY_AFTER : {}),
       },
     };

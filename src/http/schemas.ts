@@ -45,3 +45,21 @@ export const IdParam = <K extends string>(name: K, description: string) =>
     K,
     TInteger
   >);
+
+const documentedForms = new WeakMap<object, object>();
+
+/**
+ * Gives a request schema a different form in the OpenAPI document than the one that validates. For
+ * the few inputs whose validation is looser than their contract on purpose: GET /page checks that
+ * page_slug is present (and version_id in range) in the service, so that one 400 names every missing
+ * parameter, and a file upload's body is read by its handler, never by the validator. The document
+ * then says what a client must send; the validator's 400s stay as they are.
+ */
+export function documentedAs<T extends object>(schema: T, documented: object): T {
+  documentedForms.set(schema, documented);
+  return schema;
+}
+
+export function documentedFormOf(schema: unknown): object | undefined {
+  return typeof schema === 'object' && schema !== null ? documentedForms.get(schema) : undefined;
+}

@@ -25,6 +25,7 @@ export const documentationRoutes: FastifyPluginAsyncTypebox<{ documentation: Doc
       schema: {
         operationId: 'listDocumentation',
         summary: 'List the documentation sections of a version',
+        description: 'The sections of the version that are not deleted, in `ordr` order, published or not.',
         tags: ['documentation'],
         params: IdParam('versionId', 'Version ID'),
         response: { 200: Type.Array(DocumentationSchema), ...errorResponses(404) },
@@ -40,6 +41,8 @@ export const documentationRoutes: FastifyPluginAsyncTypebox<{ documentation: Doc
       schema: {
         operationId: 'createDocumentation',
         summary: 'Create a documentation section in a version, placed after the others',
+        description:
+          'The slug is made from the title when absent, unique in the version; a slug given that another section holds is a 409. Unpublished unless published is true.',
         tags: ['documentation'],
         params: IdParam('versionId', 'Version ID'),
         body: DocumentationCreateBody,
@@ -59,6 +62,8 @@ export const documentationRoutes: FastifyPluginAsyncTypebox<{ documentation: Doc
       schema: {
         operationId: 'updateDocumentation',
         summary: 'Update a section: title, slug, published, place (ordr)',
+        description:
+          "Any of title, slug, published and ordr (its place among the version's sections). Honours If-Match (412 when stale).",
         tags: ['documentation'],
         params: IdParam('id', 'Documentation ID'),
         body: DocumentationUpdateBody,
@@ -78,6 +83,8 @@ export const documentationRoutes: FastifyPluginAsyncTypebox<{ documentation: Doc
       schema: {
         operationId: 'deleteDocumentation',
         summary: 'Delete a section (409 while it holds pages, unless cascade=true)',
+        description:
+          'A section that still holds pages is kept (409) unless cascade=true, which deletes its pages with it. Honours If-Match (412 when stale).',
         tags: ['documentation'],
         params: IdParam('id', 'Documentation ID'),
         querystring: DeleteQuery,
@@ -94,6 +101,8 @@ export const documentationRoutes: FastifyPluginAsyncTypebox<{ documentation: Doc
       schema: {
         operationId: 'createCategory',
         summary: "Add a category at the end of a section's index",
+        description:
+          "Categories group pages in a section's index; a page joins one with categoryTitle (case-insensitive) when created or moved.",
         tags: ['documentation'],
         params: IdParam('id', 'Documentation ID'),
         body: CategoryCreateBody,

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { documentedAs } from '../../http/schemas.ts';
 
 export const ImportQuery = Type.Object({
   published: Type.Optional(
@@ -9,21 +10,45 @@ export const ImportQuery = Type.Object({
   ),
 });
 
-/** For the generated OpenAPI document; the handler reads the multipart body itself. */
-export const ImportBody = {
-  description: 'The ZIP archive, in the multipart/form-data field `file` (or as a raw application/zip body)',
-  content: {
-    'multipart/form-data': {
-      schema: {
-        properties: {
-          file: { type: 'string', contentMediaType: 'application/zip', description: 'The archive' },
+/** Validation constrains nothing (the handler reads the archive); the document says what to send. */
+export const ImportBody = documentedAs(
+  {
+    description:
+      'The ZIP archive, in the multipart/form-data field `file` (or as a raw application/zip body)',
+    content: {
+      'multipart/form-data': {
+        schema: {
+          properties: {
+            file: { type: 'string', contentMediaType: 'application/zip', description: 'The archive' },
+          },
+          required: ['file'],
         },
-        required: ['file'],
+      },
+      'application/zip': { schema: { description: 'The archive, as the raw body' } },
+    },
+  },
+  {
+    description:
+      'The ZIP archive, in the multipart/form-data field `file` (or as a raw application/zip body)',
+    content: {
+      'multipart/form-data': {
+        schema: Type.Object(
+          {
+            file: Type.String({
+              format: 'binary',
+              contentMediaType: 'application/zip',
+              description: 'The archive',
+            }),
+          },
+          { title: 'ImportUpload' },
+        ),
+      },
+      'application/zip': {
+        schema: Type.String({ format: 'binary', description: 'The archive, as the raw body' }),
       },
     },
-    'application/zip': { schema: { description: 'The archive, as the raw body' } },
   },
-};
+);
 
 export const ImportReportSchema = Type.Object(
   {

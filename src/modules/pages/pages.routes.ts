@@ -23,6 +23,8 @@ export const pagesRoutes: FastifyPluginAsyncTypebox<{ pages: PagesService }> = a
       schema: {
         operationId: 'createPage',
         summary: 'Create a page in a documentation section (draft contents, not listed)',
+        description:
+          "The content is the page's draft, in Darkdown; the page is not listed until published. The slug is made from the title when absent, unique in the section; a slug given that another page holds is a 409. categoryTitle names an existing category of the section (case-insensitive; none matching is a 400). The message is kept in the page's history.",
         tags: ['pages'],
         params: IdParam('id', 'Documentation ID'),
         body: PageCreateBody,
@@ -40,6 +42,8 @@ export const pagesRoutes: FastifyPluginAsyncTypebox<{ pages: PagesService }> = a
       schema: {
         operationId: 'updatePage',
         summary: 'Update the title, slug or draft contents of a page',
+        description:
+          'Any of title, slug, draft content, listed, and a move (categoryTitle or parentId); absent fields stay. A title without a slug regenerates the slug from the title. Honours If-Match (412 when stale); the answer carries the new ETag.',
         tags: ['pages'],
         params: IdParam('id', 'Page ID'),
         body: PageUpdateBody,
@@ -57,6 +61,8 @@ export const pagesRoutes: FastifyPluginAsyncTypebox<{ pages: PagesService }> = a
       schema: {
         operationId: 'publishPage',
         summary: 'Publish the draft contents of a page',
+        description:
+          'Copies the draft to the published contents, lists the page and clears the draft. A page without a pending draft is answered unchanged. Honours If-Match (412 when stale).',
         tags: ['pages'],
         params: IdParam('id', 'Page ID'),
         response: { 200: PageSchema, ...errorResponses(412, 404) },
@@ -113,6 +119,8 @@ export const pagesRoutes: FastifyPluginAsyncTypebox<{ pages: PagesService }> = a
         operationId: 'getPageBySlug',
         summary:
           'Read a page by slugs: version_id or version_slug, documentation_id or documentation_slug, and page_slug',
+        description:
+          'Give version_id or version_slug (`latest`: the default version), documentation_id or documentation_slug, and page_slug; a 400 names every one missing. Contents in the chosen format, as for readPage.',
         tags: ['pages'],
         querystring: PageBySlugQuery,
         response: { 200: PageSchema, ...errorResponses(404) },
@@ -131,6 +139,8 @@ export const pagesRoutes: FastifyPluginAsyncTypebox<{ pages: PagesService }> = a
       schema: {
         operationId: 'readPage',
         summary: 'Read a page, its contents in the chosen format',
+        description:
+          'Draft and published contents, read in darkdown (as stored), markdown, html or text; a null content stays null. Sends a strong ETag; a matching If-None-Match is a 304.',
         tags: ['pages'],
         params: IdParam('id', 'Page ID'),
         querystring: PageFormatQuery,
@@ -176,6 +186,8 @@ export const pagesRoutes: FastifyPluginAsyncTypebox<{ pages: PagesService }> = a
       schema: {
         operationId: 'readPageRevision',
         summary: 'One revision of a page, its contents in the chosen format',
+        description:
+          'The page as that revision left it (title, slug and contents), read in the chosen format.',
         tags: ['pages'],
         params: RevisionParams,
         querystring: PageFormatQuery,
@@ -201,6 +213,8 @@ export const pagesRoutes: FastifyPluginAsyncTypebox<{ pages: PagesService }> = a
       schema: {
         operationId: 'restorePageRevision',
         summary: "Make a revision's content the page's draft again (a new revision)",
+        description:
+          "The revision's content becomes the draft, recorded as a new revision with the message `Restored revision N`; publish the page to show it to readers.",
         tags: ['pages'],
         params: RevisionParams,
         response: { 200: PageSchema, ...errorResponses(404) },

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { documentedAs } from '../../http/schemas.ts';
 import { SLUG_PATTERN } from '../../shared/slug.ts';
 
 export const CONTENT_FORMATS = ['darkdown', 'markdown', 'html', 'text'] as const;
@@ -82,19 +83,44 @@ const Format = Type.Optional(
 
 export const PageFormatQuery = Type.Object({ format: Format });
 
-export const PageBySlugQuery = Type.Object({
-  version_id: Type.Optional(
-    Type.String({
-      pattern: '^([1-9][0-9]{0,9}|latest)$',
-      description: 'Version ID, or `latest` for the default version',
-    }),
-  ),
+const BySlugFields = {
   version_slug: Type.Optional(
     Type.String({ minLength: 1, maxLength: 100, description: 'Version slug, or `latest`' }),
   ),
-  documentation_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647 })),
-  documentation_slug: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
-  page_slug: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Required' })),
-  format: Format,
-});
+  documentation_id: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 2147483647, description: 'Documentation ID' }),
+  ),
+  documentation_slug: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 100, description: 'Documentation slug' }),
+  ),
+};
+
+/**
+ * page_slug and one of each pair are checked by the service, so that one 400 names every parameter
+ * missing; version_id is read as text there, so that an id out of range is a 404 like any unknown id.
+ * The document states the contract: page_slug required, version_id an integer or `latest`.
+ */
+export const PageBySlugQuery = documentedAs(
+  Type.Object({
+    version_id: Type.Optional(
+      Type.String({
+        pattern: '^([1-9][0-9]{0,9}|latest)$',
+        description: 'Version ID, or `latest` for the default version',
+      }),
+    ),
+    ...BySlugFields,
+    page_slug: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Page slug' })),
+    format: Format,
+  }),
+  Type.Object({
+    version_id: Type.Optional(
+      Type.Union([Type.Integer({ minimum: 1 }), Type.Literal('latest')], {
+        description: 'Version ID, or `latest` for the default version (this or version_slug)',
+      }),
+    ),
+    ...BySlugFields,
+    page_slug: Type.String({ minLength: 1, maxLength: 100, description: 'Page slug' }),
+    format: Format,
+  }),
+);
 export type PageBySlugInput = Static<typeof PageBySlugQuery>;

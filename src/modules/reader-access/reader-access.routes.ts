@@ -20,6 +20,7 @@ export const readerAccessRoutes: FastifyPluginAsyncTypebox<{ readerAccess: Reade
       schema: {
         operationId: 'listReaderAccess',
         summary: 'Every reader access grant of the project, revoked ones included, newest first',
+        description: 'Active and revoked grants, newest first. E-mails are in lower case.',
         tags: ['reader-access'],
         response: { 200: Type.Array(ReaderAccessSchema), ...errorResponses() },
       },

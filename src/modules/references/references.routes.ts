@@ -19,6 +19,8 @@ export const referencesRoutes: FastifyPluginAsyncTypebox<{ references: Reference
       schema: {
         operationId: 'readReferenceDefinition',
         summary: 'Read the OpenAPI definition of a reference (published, or the draft)',
+        description:
+          'format=auto gives the file exactly as uploaded (YAML as application/yaml text, JSON as a JSON object); yaml and json convert it, keeping key order. 404 when the reference has no published definition (draft=false) or no draft (draft=true). Sends a strong ETag; a matching If-None-Match is a 304.',
         tags: ['references'],
         params: IdParam('id', 'Reference ID'),
         querystring: DefinitionQuery,
@@ -46,6 +48,7 @@ export const referencesRoutes: FastifyPluginAsyncTypebox<{ references: Reference
       schema: {
         operationId: 'publishReference',
         summary: 'Publish the draft definition of a reference',
+        description: 'The draft definition becomes the published one; a reference without a draft is a 400.',
         tags: ['references'],
         params: IdParam('id', 'Reference ID'),
         response: { 200: ReferenceSchema, ...errorResponses(404) },

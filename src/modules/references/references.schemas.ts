@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { documentedAs } from '../../http/schemas.ts';
 
 export const ReferenceSchema = Type.Object(
   {
@@ -50,25 +51,50 @@ export const DefinitionResponse = {
 };
 
 /**
- * The upload body, for the generated OpenAPI document. The schemas constrain nothing (a multipart
- * body is read by the handler, a raw one arrives as bytes): the definition is checked by the service.
+ * The upload body. Validation constrains nothing (a multipart body is read by the handler, a raw one
+ * arrives as bytes): the service checks the definition. The document says what to send.
  */
-export const UploadBody = {
-  content: {
-    'multipart/form-data': {
-      schema: {
-        properties: {
-          file: {
-            type: 'string',
-            contentMediaType: 'application/octet-stream',
-            description: 'The definition file',
+export const UploadBody = documentedAs(
+  {
+    content: {
+      'multipart/form-data': {
+        schema: {
+          properties: {
+            file: {
+              type: 'string',
+              contentMediaType: 'application/octet-stream',
+              description: 'The definition file',
+            },
           },
+          required: ['file'],
         },
-        required: ['file'],
       },
+      'application/json': { schema: { description: 'The definition, as JSON' } },
+      'application/yaml': { schema: { description: 'The definition, as YAML' } },
+      'text/yaml': { schema: { description: 'The definition, as YAML' } },
     },
-    'application/json': { schema: { description: 'The definition, as JSON' } },
-    'application/yaml': { schema: { description: 'The definition, as YAML' } },
-    'text/yaml': { schema: { description: 'The definition, as YAML' } },
   },
-};
+  {
+    description:
+      'The definition, OpenAPI 3.x or Swagger 2.0, JSON or YAML: as the multipart field `file`, or as the raw body',
+    content: {
+      'multipart/form-data': {
+        schema: Type.Object(
+          {
+            file: Type.String({
+              format: 'binary',
+              contentMediaType: 'application/octet-stream',
+              description: 'The definition file (JSON or YAML)',
+            }),
+          },
+          { title: 'ReferenceUpload' },
+        ),
+      },
+      'application/json': {
+        schema: Type.Object({}, { additionalProperties: true, description: 'The definition, as JSON' }),
+      },
+      'application/yaml': { schema: Type.String({ description: 'The definition, as YAML' }) },
+      'text/yaml': { schema: Type.String({ description: 'The definition, as YAML' }) },
+    },
+  },
+);

@@ -13,6 +13,8 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ users: UsersService }> = a
       schema: {
         operationId: 'listUsers',
         summary: 'All users of the project and their roles',
+        description:
+          'Every user of the project with their role; lastActiveAt is set when a key that belongs to the user is used (at most once a minute).',
         tags: ['users'],
         response: { 200: Type.Array(UserSchema), ...errorResponses() },
       },

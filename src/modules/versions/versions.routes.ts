@@ -25,6 +25,8 @@ export const versionsRoutes: FastifyPluginAsyncTypebox<{ versions: VersionsServi
       schema: {
         operationId: 'listVersions',
         summary: 'List versions (non-deleted, accessible through the key, in order)',
+        description:
+          'Versions that are not deleted, in `ordr` order; a key limited to some versions sees only those.',
         tags: ['versions'],
         response: { 200: Type.Array(VersionSchema), ...errorResponses() },
       },
@@ -39,6 +41,8 @@ export const versionsRoutes: FastifyPluginAsyncTypebox<{ versions: VersionsServi
       schema: {
         operationId: 'updateVersion',
         summary: 'Update a version: name, slug, published',
+        description:
+          'Any of name, slug and published; an empty body is a 400. A slug another version holds is a 409. Honours If-Match (412 when stale); the answer carries the new ETag.',
         tags: ['versions'],
         params: IdParam('id', 'Version ID'),
         body: VersionUpdateBody,

@@ -46,6 +46,8 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksServi
       schema: {
         operationId: 'listWebhooks',
         summary: 'The project’s webhooks, oldest first, without their secrets',
+        description:
+          'Every webhook of the project with the event types it receives. Secrets are shown only when a webhook is created.',
         tags: ['webhooks'],
         response: { 200: { ...WebhookListSchema, description: 'The webhooks' }, ...errorResponses() },
       },
@@ -60,6 +62,7 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksServi
       schema: {
         operationId: 'deleteWebhook',
         summary: 'Delete a webhook; its deliveries still pending are not sent',
+        description: 'Nothing more is sent to it from now on, not even the deliveries still pending.',
         tags: ['webhooks'],
         params: IdParam('id', 'Webhook ID'),
         response: {
