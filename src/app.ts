@@ -12,6 +12,7 @@ import { errorBody, registerErrorHandling, sendError } from './http/error-handle
 import { registerPipeline, registerPreflight } from './http/pipeline.ts';
 import { registerIdempotency } from './http/idempotency.ts';
 import { registerOpenApi } from './http/openapi.ts';
+import { registerDocs } from './http/docs.ts';
 import { allRoutes } from './modules/all/all.routes.ts';
 import { auditRoutes } from './modules/audit/audit.routes.ts';
 import { documentationRoutes } from './modules/documentation/documentation.routes.ts';
@@ -232,6 +233,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   );
   registerPreflight(app, deps.config, crossOriginPaths);
 
+  await registerDocs(app);
   app.get('/healthz', { schema: { hide: true } }, () => ({ status: 'ok' }));
   // Bounded whatever the database does: a hung database is "not ready" after READY_TIMEOUT_MS.
   app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {

@@ -1,0 +1,62 @@
+import swaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance } from 'fastify';
+
+export const DOCS_PREFIX = '/docs';
+
+/**
+ * The policy of /docs and its assets only; API responses are JSON and carry none. Everything comes
+ * from Quire itself: the page, swagger-ui-dist's scripts and styles, and the document it fetches.
+ * - No 'unsafe-inline' nor 'unsafe-eval': swagger-ui needs neither. Its React components set their
+ *   `style` props through the CSSOM, which CSP does not govern, and it injects no <style> element
+ *   and evaluates no string (test/docs.test.ts renders it in Chromium and finds no violation).
+ * - `img-src data:`: swagger-ui's stylesheet draws its icons as data: SVG images.
+ * - `connect-src 'self'`: the page fetches the document from us, and cannot be pointed elsewhere.
+ * - No plugins, no framing, no <base> or form target elsewhere.
+ */
+export const DOCS_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'self'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/**
+ * GET /docs: a browsable reference of the API, served from Quire itself by @fastify/swagger-ui
+ * (swagger-ui-dist's files, no CDN) and rendered from the document @fastify/swagger generates, the
+ * object /api/v1/openapi.json serves (the page reads it from the plugin's /docs/json). Its routes
+ * declare no operation, so the pipeline asks no key and counts no rate limit, and the plugin marks
+ * them hidden, so the OpenAPI document does not list them.
+ */
+export async function registerDocs(app: FastifyInstance): Promise<void> {
+  // An encapsulated context: the headers below reach the plugin's routes, static files included,
+  // and nothing else.
+  await app.register(async (docs) => {
+    docs.addHook('onSend', (_request, reply, payload, done) => {
+      reply
+        .header('content-security-policy', DOCS_CSP)
+        .header('x-content-type-options', 'nosniff')
+        .header('referrer-policy', 'no-referrer');
+      done(null, payload);
+    });
+    await docs.register(swaggerUi, {
+      routePrefix: DOCS_PREFIX,
+      theme: { title: 'Quire API reference' },
+      // swagger-ui's own badge would send the document to an outside validator.
+      validatorUrl: false,
+      uiConfig: {
+        // No top bar: its box loads any address typed in, and this page shows one document.
+        layout: 'BaseLayout',
+        deepLinking: true,
+        // A reference, not a client: a browser sends an Origin header with every write, which the
+        // API refuses for operations that are not cross-origin (they are called from back-ends),
+        // so "Try it out" would fail on most operations and invite pasting keys into a page.
+        supportedSubmitMethods: [],
+      },
+    });
+  });
+}
