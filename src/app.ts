@@ -11,6 +11,7 @@ import { documentResponseHeaders } from './http/documented-headers.ts';
 import { errorBody, registerErrorHandling, sendError } from './http/error-handler.ts';
 import { registerPipeline, registerPreflight } from './http/pipeline.ts';
 import { registerIdempotency } from './http/idempotency.ts';
+import { registerMetrics } from './http/metrics.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { registerDocs } from './http/docs.ts';
 import { allRoutes } from './modules/all/all.routes.ts';
@@ -204,6 +205,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   registerIdempotency(app, deps.idempotency);
 
   await registerOpenApi(app);
+  registerMetrics(app, deps);
 
   const crossOriginPaths = new Set<string>();
   app.addHook('onRoute', (route) => {

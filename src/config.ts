@@ -48,6 +48,8 @@ export interface Config {
   readonly webhookPollIntervalMs: number;
   /** WEBHOOK_CONCURRENCY: delivery attempts in flight at once per instance */
   readonly webhookConcurrency: number;
+  /** METRICS: GET /metrics answers, and requests, queries and caches are counted for it */
+  readonly metrics: boolean;
 }
 
 export class ConfigError extends Error {
@@ -208,6 +210,15 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
   const webhookPollIntervalMs = milliseconds('WEBHOOK_POLL_INTERVAL', 1_000);
   const webhookConcurrency = count('WEBHOOK_CONCURRENCY', 1, 256) ?? 8;
 
+  let metrics = true;
+  const rawMetrics = get('METRICS');
+  if (rawMetrics !== undefined) {
+    if (rawMetrics === 'false' || rawMetrics === '0') metrics = false;
+    else if (rawMetrics !== 'true' && rawMetrics !== '1') {
+      problems.push(`METRICS must be 'true' or 'false' (got '${rawMetrics}')`);
+    }
+  }
+
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze({
     host,
@@ -232,5 +243,6 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     webhookTimeoutMs,
     webhookPollIntervalMs,
     webhookConcurrency,
+    metrics,
   });
 }

@@ -2,6 +2,7 @@ import { KeysService } from './auth/keys.service.ts';
 import { systemClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import { openDatabase, type DatabaseHandle } from './db/dialect.ts';
+import { Metrics } from './http/metrics-collector.ts';
 import { ChangeRecorder } from './events/change-recorder.ts';
 import { AllService } from './modules/all/all.service.ts';
 import { auditSubscriber } from './modules/audit/audit.events.ts';
@@ -70,6 +71,8 @@ export interface Deps {
   webhooks: WebhooksService;
   /** sends the webhook outbox; the server starts it, the CLI never does, tests call runOnce() */
   webhookDispatcher: WebhookDispatcher;
+  /** what GET /metrics reports, counted as the app works; null with METRICS=false (nothing counted) */
+  metrics: Metrics | null;
   close(): Promise<void>;
 }
 
@@ -101,12 +104,14 @@ function webhookKeySource(config: Config, database: DatabaseHandle): KeySource {
 
 export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps {
   const clock = overrides.clock ?? systemClock;
+  const metrics = config.metrics ? new Metrics() : null;
   const database =
     overrides.database ??
     openDatabase(config.databaseUrl, {
       ...(overrides.schema !== undefined ? { schema: overrides.schema } : {}),
       statementTimeoutMs: config.databaseStatementTimeoutMs,
       connectTimeoutMs: config.databaseConnectTimeoutMs,
+      ...(metrics ? { onQuery: metrics.onQuery } : {}),
     });
   const counters =
     overrides.counters ??
@@ -151,6 +156,28 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
   const keys = new KeysService(db, clock, changes);
   const references = new ReferencesService(db, reader, clock, changes, versions, workers);
   const pages = new PagesService(database, clock, changes, versions, documentation, workers);
+  const search = new SearchService(
+    db,
+    reader,
+    new SearchRepository(database.dialect),
+    searchIndex,
+    versions,
+    () => database.changeStamp(),
+  );
+  const webhooks = new WebhooksService(database, clock, changes, secrets, {
+    allowPrivate: config.webhookAllowPrivate,
+    resolver,
+  });
+  metrics?.watch({
+    caches: {
+      api_key: () => keys.cacheStats(),
+      page_render: () => pages.renderStats(),
+      page_response: () => pages.responseCacheStats(),
+      search_answer: () => search.cacheStats(),
+    },
+    pool: () => database.poolStats(),
+    pendingDeliveries: () => webhooks.pendingDeliveries(),
+  });
   return {
     config,
     clock,
@@ -170,19 +197,15 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     links: new BrokenLinksService(database, versions, workers, linkScans),
     linkScans,
     all: new AllService(reader, versions),
-    search: new SearchService(db, reader, new SearchRepository(database.dialect), searchIndex, versions, () =>
-      database.changeStamp(),
-    ),
+    search,
     exports: new ExportService(database, versions, clock),
     idempotency: new IdempotencyService(db, clock, secrets),
     imports: new ImportService(db, changes, versions, documentation, pages, references),
     searchIndex,
     workers,
-    webhooks: new WebhooksService(database, clock, changes, secrets, {
-      allowPrivate: config.webhookAllowPrivate,
-      resolver,
-    }),
+    webhooks,
     webhookDispatcher,
+    metrics,
     async close() {
       // Background work first: it uses the worker threads and the database.
       await webhookDispatcher.close();

@@ -26,6 +26,7 @@ describe('configuration', () => {
       webhookTimeoutMs: 10000,
       webhookPollIntervalMs: 1000,
       webhookConcurrency: 8,
+      metrics: true,
     });
   });
 
@@ -52,6 +53,7 @@ describe('configuration', () => {
       WEBHOOK_TIMEOUT: '3000',
       WEBHOOK_POLL_INTERVAL: '250',
       WEBHOOK_CONCURRENCY: '4',
+      METRICS: 'false',
     });
     expect(config).toMatchObject({
       redisKeyPrefix: 'docs-eu:rl:',
@@ -59,6 +61,7 @@ describe('configuration', () => {
       webhookTimeoutMs: 3000,
       webhookPollIntervalMs: 250,
       webhookConcurrency: 4,
+      metrics: false,
       host: '127.0.0.1',
       port: 9000,
       rateLimitScale: 2.5,
@@ -75,6 +78,8 @@ describe('configuration', () => {
     });
     expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
     expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+    expect(loadConfig({ METRICS: '0' }).metrics).toBe(false);
+    expect(loadConfig({ METRICS: 'true' }).metrics).toBe(true);
     expect(Object.isFrozen(config)).toBe(true);
   });
 
@@ -101,13 +106,14 @@ describe('configuration', () => {
         WEBHOOK_ALLOW_PRIVATE: 'maybe',
         WEBHOOK_TIMEOUT: 'soon',
         WEBHOOK_CONCURRENCY: '0',
+        METRICS: 'off',
       });
     } catch (e) {
       error = e;
     }
     expect(error).toBeInstanceOf(ConfigError);
     const problems = (error as ConfigError).problems;
-    expect(problems).toHaveLength(19);
+    expect(problems).toHaveLength(20);
     for (const name of [
       'PORT',
       'DATABASE_URL',
@@ -127,6 +133,7 @@ describe('configuration', () => {
       'WEBHOOK_TIMEOUT',
       'WEBHOOK_CONCURRENCY',
       'SHUTDOWN_TIMEOUT',
+      'METRICS',
     ]) {
       expect(problems.some((p) => p.startsWith(name))).toBe(true);
     }

@@ -60,6 +60,8 @@ export class KeysService {
    * through another instance or the CLI, within `cacheTtlMs`.
    */
   private readonly cache = new Map<string, CachedAuth>();
+  /** Lookups of the cache so far, for the metrics: an expired entry is a miss. */
+  private readonly lookups = { hits: 0, misses: 0 };
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -149,10 +151,12 @@ export class KeysService {
     const now = this.clock.now();
     const cached = this.cache.get(hash);
     if (cached && cached.expiresAt > now) {
+      this.lookups.hits += 1;
       const user = cached.auth.actor.user;
       if (user) cached.lastActiveAt = await this.touchUser(user.id, cached.lastActiveAt);
       return cached.auth;
     }
+    this.lookups.misses += 1;
     const loaded = await this.load(hash);
     if (loaded) {
       if (this.cache.size >= CACHE_MAX_ENTRIES) this.cache.delete(this.cache.keys().next().value as string);
@@ -161,6 +165,10 @@ export class KeysService {
       this.cache.delete(hash);
     }
     return loaded?.auth ?? null;
+  }
+
+  cacheStats(): { hits: number; misses: number } {
+    return { ...this.lookups };
   }
 
   /** Drops cached keys, e.g. after a project's settings changed in this process. */

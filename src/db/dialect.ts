@@ -1,13 +1,23 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, sql, type Dialect } from 'kysely';
 import pg from 'pg';
 import type { Executor } from './executor.ts';
 import { SchemaPostgresDialect } from './introspection.ts';
+import { timedDialect, type QueryObserver } from './timed-dialect.ts';
 import type { Database } from './schema.ts';
 
 export type DialectName = 'sqlite' | 'postgres';
+
+/** The PostgreSQL pool's clients, for the metrics. */
+export interface PoolStats {
+  /** connections open, busy or idle */
+  readonly total: number;
+  readonly idle: number;
+  /** queries waiting for a connection */
+  readonly waiting: number;
+}
 
 export interface DatabaseHandle {
   /** the writer: every transaction and write goes through it */
@@ -54,6 +64,8 @@ export interface DatabaseHandle {
    * when next needed; listeners only log.
    */
   onConnectionError(listener: (error: Error) => void): void;
+  /** The pool's clients now; null on SQLite, which has no pool. */
+  poolStats(): PoolStats | null;
   close(): Promise<void>;
 }
 
@@ -82,14 +94,23 @@ export interface OpenOptions {
   statementTimeoutMs?: number;
   /** PostgreSQL: how long opening a connection may take (ms); default 5 s */
   connectTimeoutMs?: number;
+  /**
+   * Told of every statement issued through Kysely, with its duration; absent, nothing is timed.
+   * Statements prepared on the raw SQLite connections are not seen.
+   */
+  onQuery?: QueryObserver;
 }
 
 export function openDatabase(url: string, options: OpenOptions = {}): DatabaseHandle {
-  if (url.startsWith('sqlite:')) return openSqlite(url.slice('sqlite:'.length));
+  if (url.startsWith('sqlite:')) return openSqlite(url.slice('sqlite:'.length), options.onQuery);
   return openPostgres(url, options);
 }
 
-function openSqlite(file: string): DatabaseHandle {
+/** The dialect, timing its statements when someone listens. */
+const observed = (dialect: Dialect, onQuery: QueryObserver | undefined): Dialect =>
+  onQuery ? timedDialect(dialect, onQuery) : dialect;
+
+function openSqlite(file: string, onQuery: QueryObserver | undefined): DatabaseHandle {
   const inMemory = file === ':memory:';
   if (!inMemory) fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const sqlite = new SQLite(file);
@@ -97,13 +118,13 @@ function openSqlite(file: string): DatabaseHandle {
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('synchronous = NORMAL');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<Database>({ dialect: observed(new SqliteDialect({ database: sqlite }), onQuery) });
   // An in-memory database has no file for a second connection to open: it reads on the writer.
   const readerSqlite = inMemory ? sqlite : new SQLite(file, { readonly: true });
   if (!inMemory) readerSqlite.pragma('busy_timeout = 5000');
   const reader = inMemory
     ? db
-    : new Kysely<Database>({ dialect: new SqliteDialect({ database: readerSqlite }) });
+    : new Kysely<Database>({ dialect: observed(new SqliteDialect({ database: readerSqlite }), onQuery) });
 
   // total_changes() counts every row the writer connection changed, whatever issued the statement;
   // it is a function call, no file access. data_version changes when another connection (another
@@ -130,7 +151,7 @@ function openSqlite(file: string): DatabaseHandle {
     snapshot: async (read) => {
       if (inMemory) return db.transaction().execute(read);
       const own = new Kysely<Database>({
-        dialect: new SqliteDialect({ database: new SQLite(file, { readonly: true }) }),
+        dialect: observed(new SqliteDialect({ database: new SQLite(file, { readonly: true }) }), onQuery),
       });
       try {
         return await own.transaction().execute(read);
@@ -142,6 +163,7 @@ function openSqlite(file: string): DatabaseHandle {
     ping: (timeoutMs) => ping(reader, timeoutMs),
     // An embedded database has no connection to lose.
     onConnectionError: () => undefined,
+    poolStats: () => null,
     async close() {
       // Kysely's SQLite driver closes the connection it was given, but only once it has used it:
       // the raw connections are closed here too, whichever of them Kysely never touched.
@@ -185,7 +207,7 @@ function openPostgres(url: string, options: OpenOptions): DatabaseHandle {
   pool.on('connect', (client) => client.on('error', report));
   // With a schema of its own, nothing of the database's other schemas is ever looked at.
   const dialect = schema ? new SchemaPostgresDialect({ pool }, schema) : new PostgresDialect({ pool });
-  const db = new Kysely<Database>({ dialect });
+  const db = new Kysely<Database>({ dialect: observed(dialect, options.onQuery) });
   return {
     db,
     reader: db,
@@ -197,6 +219,7 @@ function openPostgres(url: string, options: OpenOptions): DatabaseHandle {
       db.transaction().setIsolationLevel('repeatable read').setAccessMode('read only').execute(read),
     ping: (timeoutMs) => ping(db, timeoutMs),
     onConnectionError: (listener) => listeners.push(listener),
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     close: () => db.destroy(),
   };
 }

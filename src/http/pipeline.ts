@@ -11,7 +11,8 @@ import {
 } from '../errors.ts';
 import type { KeyAuth, KeysService } from '../auth/keys.service.ts';
 import type { CounterStore } from '../ratelimit/counter-store.ts';
-import { AUTH_FAILURES, OPERATIONS, scaledLimit } from './operations.ts';
+import type { Metrics } from './metrics-collector.ts';
+import { AUTH_FAILURES, OPERATIONS, scaledLimit, type OperationId } from './operations.ts';
 import './fastify-types.ts';
 
 export interface PipelineDeps {
@@ -19,6 +20,8 @@ export interface PipelineDeps {
   clock: Clock;
   counters: CounterStore;
   keys: KeysService;
+  /** refusals are counted there; null with METRICS=false */
+  metrics: Metrics | null;
 }
 
 export const CROSS_ORIGIN_MESSAGE = 'Cross-origin requests are not allowed. Call this API from a back-end.';
@@ -49,7 +52,7 @@ export function registerPipeline(app: FastifyInstance, deps: PipelineDeps): void
       throw new ForbiddenError(CROSS_ORIGIN_MESSAGE);
     }
 
-    const auth = await authenticate(request, deps);
+    const auth = await authenticate(request, operation, deps);
     request.auth = auth;
     const actor = auth.actor;
 
@@ -59,6 +62,7 @@ export function registerPipeline(app: FastifyInstance, deps: PipelineDeps): void
     const { count, resetAt } = await deps.counters.increment(`${operation}:${actor.keyId}`, windowMs, now);
     setRateLimitHeaders(reply, operation, permitted, count, resetAt, windowMs, now);
     if (count > permitted) {
+      deps.metrics?.refused(operation, 'operation');
       throw new TooManyRequestsError(
         `Rate limit of ${permitted} requests per ${windowMs / 1000} seconds exceeded for this operation.`,
         Math.max(1, Math.ceil((resetAt - now) / 1000)),
@@ -139,7 +143,11 @@ export const MAX_JSON_DEPTH = 32;
  * answer 429 instead of 403. A valid key is always served: the limit slows guessing without letting
  * one client's mistakes lock out everybody behind the same address.
  */
-async function authenticate(request: FastifyRequest, deps: PipelineDeps): Promise<KeyAuth> {
+async function authenticate(
+  request: FastifyRequest,
+  operation: OperationId,
+  deps: PipelineDeps,
+): Promise<KeyAuth> {
   const header = request.headers['x-api-key'];
   const key = (Array.isArray(header) ? header[0] : header)?.trim();
   const auth = key ? await deps.keys.resolve(key) : null;
@@ -149,6 +157,7 @@ async function authenticate(request: FastifyRequest, deps: PipelineDeps): Promis
   const now = deps.clock.now();
   const failures = await deps.counters.increment(clientKey, AUTH_FAILURES.windowMs, now);
   if (failures.count > scaledLimit(AUTH_FAILURES.limit, deps.config.rateLimitScale)) {
+    deps.metrics?.refused(operation, 'auth_failures');
     throw new TooManyRequestsError(
       'Too many failed authentication attempts from this address. Try again later.',
       Math.max(1, Math.ceil((failures.resetAt - now) / 1000)),

@@ -20,6 +20,8 @@ interface CachedResponse {
  */
 export class PageResponseCache {
   private readonly cache: LruCache<CachedResponse>;
+  /** Lookups so far, for the metrics: an entry made under an older stamp is a miss. */
+  private readonly lookups = { hits: 0, misses: 0 };
 
   constructor(
     private readonly changeStamp: () => string | null,
@@ -36,7 +38,16 @@ export class PageResponseCache {
 
   get(key: string, stamp: string, projectId: number): CachedResponse | undefined {
     const entry = this.cache.get(key);
-    return entry !== undefined && entry.stamp === stamp && entry.projectId === projectId ? entry : undefined;
+    if (entry !== undefined && entry.stamp === stamp && entry.projectId === projectId) {
+      this.lookups.hits += 1;
+      return entry;
+    }
+    this.lookups.misses += 1;
+    return undefined;
+  }
+
+  stats(): { hits: number; misses: number } {
+    return { ...this.lookups };
   }
 
   /** Kept only if nothing changed while the answer was being made. */

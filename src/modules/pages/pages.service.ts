@@ -54,6 +54,7 @@ export class PagesService {
   private readonly placer: PagePlacer;
   private readonly revisions: PageHistory;
   private readonly trash: PageTrash;
+  private readonly responses: PageResponseCache;
 
   constructor(
     database: DatabaseHandle,
@@ -70,13 +71,14 @@ export class PagesService {
     this.placer = new PagePlacer(documentation);
     this.revisions = new PageHistory(database.reader, this.queries);
     this.trash = new PageTrash(this.db, this.queries, clock, changes, documentation);
+    this.responses = new PageResponseCache(() => database.changeStamp());
     this.reader = new PageReader(
       database.reader,
       this.queries,
       this.renderer,
       versions,
       documentation,
-      new PageResponseCache(() => database.changeStamp()),
+      this.responses,
     );
   }
 
@@ -130,6 +132,11 @@ export class PagesService {
 
   renderStats(): RenderStats {
     return this.renderer.stats();
+  }
+
+  /** Lookups of the serialised answers of `GET /page/{id}` (none on PostgreSQL: nothing is kept). */
+  responseCacheStats(): { hits: number; misses: number } {
+    return this.responses.stats();
   }
 
   async create(

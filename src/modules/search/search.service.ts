@@ -35,6 +35,8 @@ export class SearchService {
     16 * 1024 * 1024,
     (entry) => entry.body.length,
   );
+  /** Lookups of the kept answers, for the metrics: one made under an older stamp is a miss. */
+  private readonly lookups = { hits: 0, misses: 0 };
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -59,11 +61,19 @@ export class SearchService {
       input.query,
     ]);
     const kept = this.answers.get(key);
-    if (kept !== undefined && kept.stamp === stamp) return kept.body;
+    if (kept !== undefined && kept.stamp === stamp) {
+      this.lookups.hits += 1;
+      return kept.body;
+    }
+    this.lookups.misses += 1;
     const body = JSON.stringify(await this.search(ctx, input));
     // Kept only if nothing changed while it was being made.
     if (this.changeStamp() === stamp) this.answers.set(key, { stamp, body });
     return body;
+  }
+
+  cacheStats(): { hits: number; misses: number } {
+    return { ...this.lookups };
   }
 
   /**

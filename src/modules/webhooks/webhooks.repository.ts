@@ -220,6 +220,16 @@ export const webhooksRepository = {
     return Number(result.numDeletedRows);
   },
 
+  /** Deliveries still pending, due or not: a count over the (status, next_attempt_at) index. */
+  async countPending(db: Executor): Promise<number> {
+    const row = await db
+      .selectFrom('webhook_deliveries')
+      .select((eb) => eb.fn.countAll<number | string>().as('pending'))
+      .where('status', '=', 'pending')
+      .executeTakeFirstOrThrow();
+    return Number(row.pending);
+  },
+
   /** Gives a lease back unused (the dispatcher stops): the delivery is due again at once. */
   async release(db: Executor, id: number, token: string): Promise<void> {
     await db

@@ -114,6 +114,11 @@ export class WebhooksService {
     return projectId;
   }
 
+  /** Deliveries of every project not yet sent nor given up (the metrics' queue depth). */
+  pendingDeliveries(): Promise<number> {
+    return repo.countPending(this.database.reader);
+  }
+
   /** A live webhook of the scope's project; another project's is as unknown as a missing one. */
   private async webhook(db: Executor, scope: Scope, id: number) {
     const row = await repo.findLive(db, scope.project.id, id);
