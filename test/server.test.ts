@@ -71,7 +71,7 @@ describe('the server process', () => {
   });
 
   it('finishes in-flight requests on SIGTERM, then exits 0', async () => {
-    const { port } = await startServer();
+    const { port, output } = await startServer();
     const body = JSON.stringify({ name: 'Drained' });
     const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
       const req = http.request(
@@ -104,11 +104,12 @@ describe('the server process', () => {
     const result = await response;
     expect(result.status).toBe(200);
     expect(JSON.parse(result.body)).toMatchObject({ name: 'Drained' });
-    expect(await exited).toBe(0);
+    // The server's log says why when it did not exit cleanly.
+    expect(await exited, output()).toBe(0);
   });
 
   it('answers every request received before SIGTERM under load (reads and uploads), with no reset', async () => {
-    const { port } = await startServer({ RATE_LIMIT_SCALE: '1000' });
+    const { port, output } = await startServer({ RATE_LIMIT_SCALE: '1000' });
     const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
     const call = (
       method: string,
@@ -227,7 +228,8 @@ describe('the server process', () => {
     expect(inFlightAtSignal).toBeGreaterThan(0);
     expect(late.status).toBe(200);
     expect(late.connection).toBe('close');
-    expect(await exited).toBe(0);
+    // The server's log says why when it did not exit cleanly.
+    expect(await exited, output()).toBe(0);
     // Listening stopped: a new connection is refused, not reset.
     await expect(call('GET', '/version', undefined, undefined, new http.Agent())).rejects.toMatchObject({
       code: 'ECONNREFUSED',
