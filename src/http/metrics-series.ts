@@ -20,16 +20,7 @@ export class CellCounter {
 
   constructor(registry: Registry, name: string, help: string, labelNames: readonly string[]) {
     const cells = this.cells;
-    new Counter({
-      name,
-      help,
-      labelNames,
-      registers: [registry],
-      collect() {
-        this.reset();
-        for (const cell of cells) this.inc(cell.labels, cell.value);
-      },
-    });
+    sourcedCounter(registry, name, help, labelNames, () => cells.map((c) => [c.labels, c.value] as const));
   }
 
   /** A new series, reported from now on (at 0 until counted). */
