@@ -79,7 +79,11 @@ export async function runCli(argv: string[], io: CliIo, deps?: Deps): Promise<nu
     let applied: string[] = [];
     if (!deps) {
       // Every command migrates first, so a fresh database works without a separate step.
-      own = createDeps(loadConfig(process.env), { counters: new MemoryCounterStore() });
+      // No metrics: a command serves no /metrics to be scraped.
+      own = createDeps(
+        { ...loadConfig(process.env), metrics: false },
+        { counters: new MemoryCounterStore() },
+      );
       applied = await upgradeDatabase(own.database);
     }
     const active = deps ?? own!;

@@ -2,11 +2,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql, type Dialect } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
+import { lazyModule } from '../shared/lazy-module.ts';
 import type { Executor } from './executor.ts';
 import { SchemaPostgresDialect } from './introspection.ts';
 import { timedDialect, type QueryObserver } from './timed-dialect.ts';
 import type { Database } from './schema.ts';
+
+/** Loaded when a PostgreSQL database is opened: SQLite deployments and commands never need it. */
+const pgDriver = lazyModule<typeof pg>('pg');
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -181,7 +185,7 @@ function openPostgres(url: string, options: OpenOptions): DatabaseHandle {
     throw new Error(`Invalid schema name '${schema}'`);
   }
   const statementTimeout = options.statementTimeoutMs ?? 10_000;
-  const pool = new pg.Pool({
+  const pool = new (pgDriver().Pool)({
     connectionString: url,
     max: 10,
     connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,

@@ -1,5 +1,9 @@
-import yauzl from 'yauzl';
+import type yauzl from 'yauzl';
+import { lazyModule } from '../../shared/lazy-module.ts';
 import { BadRequestError } from '../../errors.ts';
+
+/** The ZIP reader, loaded by the first import rather than by every process that could import. */
+const zipReader = lazyModule<typeof yauzl>('yauzl');
 
 /** The bounds of an import (extensions.md §3): checked before anything is inflated. */
 export const ARCHIVE_LIMITS = {
@@ -48,7 +52,7 @@ export class ImportArchive {
       throw new ArchiveError(`it is larger than ${ARCHIVE_LIMITS.uploadBytes / 1024 / 1024} MiB.`);
     }
     const zip = await new Promise<yauzl.ZipFile>((resolve, reject) =>
-      yauzl.fromBuffer(
+      zipReader().fromBuffer(
         bytes,
         { lazyEntries: true, decodeStrings: false, validateEntrySizes: true, autoClose: false },
         (error, file) => (error ? reject(broken(error)) : resolve(file)),

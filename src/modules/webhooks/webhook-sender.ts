@@ -1,7 +1,8 @@
 import { createHmac } from 'node:crypto';
 import net from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { Agent, request } from 'undici';
+import type { Agent } from 'undici';
+import { lazyModule } from '../../shared/lazy-module.ts';
 import {
   hostOf,
   isForbiddenAddress,
@@ -33,6 +34,8 @@ export interface Message {
   /** seconds since the epoch, the webhook-timestamp header */
   timestamp: number;
 }
+
+const undici = lazyModule<typeof import('undici')>('undici');
 
 /** `v1,<base64 HMAC-SHA256 of id.timestamp.body>` keyed with the secret's bytes (Standard Webhooks). */
 export function signature(secret: string, id: string, timestamp: number, body: string): string {
@@ -77,15 +80,20 @@ function guardedLookup(resolve: Resolver): net.LookupFunction {
  * failed attempt), and an attempt that has no whole answer within the timeout is aborted.
  */
 export class WebhookSender {
-  private readonly agent: Agent;
+  /** Made at the first attempt: a process that never sends (an admin command) never loads undici. */
+  private pool: Agent | null = null;
 
-  constructor(private readonly options: SendOptions) {
-    this.agent = new Agent({
-      headersTimeout: options.timeoutMs,
-      bodyTimeout: options.timeoutMs,
+  constructor(private readonly options: SendOptions) {}
+
+  private get agent(): Agent {
+    const { timeoutMs, allowPrivate, resolver } = this.options;
+    this.pool ??= new (undici().Agent)({
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
       connections: 16,
-      ...(options.allowPrivate ? {} : { connect: { lookup: guardedLookup(options.resolver) } }),
+      ...(allowPrivate ? {} : { connect: { lookup: guardedLookup(resolver) } }),
     });
+    return this.pool;
   }
 
   async send(message: Message, stop: AbortSignal): Promise<AttemptResult> {
@@ -104,7 +112,7 @@ export class WebhookSender {
     }
     const timeout = AbortSignal.timeout(this.options.timeoutMs);
     try {
-      const response = await request(message.url, {
+      const response = await undici().request(message.url, {
         dispatcher: this.agent,
         method: 'POST',
         headers: {
@@ -132,8 +140,8 @@ export class WebhookSender {
     }
   }
 
-  close(): Promise<void> {
-    return this.agent.destroy();
+  async close(): Promise<void> {
+    await this.pool?.destroy();
   }
 }
 
