@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import MarkdownIt from 'markdown-it';
 import footnote from 'markdown-it-footnote';
 import { describe, expect, it } from 'vitest';
+import { renderHtmlInPlace, renderHtmlWholeDocument } from '../src/content/html-renderer.ts';
 import { renderMarkdown } from '../src/content/index.ts';
 import { createWorld } from './helpers/factories.ts';
 import { client, useTestApp } from './helpers/test-app.ts';
@@ -538,4 +539,50 @@ describe('renderMarkdown: property', () => {
       { numRuns: 400 },
     );
   });
+});
+
+/** Raw HTML split over blocks and inline tokens: opened in one, closed in another, or never closed. */
+const SPLIT_HTML = [
+  '<div class="note">\n\n**Markdown** inside <img src=x onerror=alert(1)>\n\n</div>',
+  '<details open ontoggle=alert(1)>\n<summary>More</summary>\n\n- a\n- b\n\n</details>',
+  'a <span onclick=alert(1)>open in a paragraph\n\nnext paragraph</span>',
+  '*a <b> b* c</b> <i>never closed',
+  '<table><tr><td>\n\n*cell* <a href="javascript:alert(1)">x</a>\n\n</td></tr></table>',
+  '</div></section><div>\n\nunclosed to the end',
+  // only a whole-document sanitise follows these: raw text, and raw HTML closing the page's elements
+  '<p align="center">\n\n![logo](javascript:alert(1))\n\n</p>',
+  '<div>\n\n<script>\nalert(1)\n</script>\n\n</div>',
+  '<textarea>\n\n</textarea><img src=x onerror=alert(1)>',
+];
+
+describe('format=html: raw HTML is sanitised where it stands', () => {
+  async function htmlOf(content: string): Promise<string> {
+    const world = await createWorld(t.deps);
+    const api = client(t.app, world.key);
+    const created = await api.post(`/documentation/${world.documentation.id}/page`, { title: 'P', content });
+    expect(created.statusCode).toBe(200);
+    const read = await api.get(`/page/${created.json().id as number}?format=html`);
+    expect(read.statusCode).toBe(200);
+    return read.json().contentDraft as string;
+  }
+
+  it.each(CONTEXTS)(
+    'in $name: the same HTML as the whole page sanitised at once, and safe',
+    async (context) => {
+      const written = [BENIGN_INLINE, ...HTML_VECTORS.map(([vector]) => `x ${vector} y`), ...SPLIT_HTML];
+      // A page of what the fast path takes (whether it does can depend on the rest of the page: a
+      // `<div>` inside a loose list's paragraph closes it), and the page with everything.
+      const inPlace: string[] = [];
+      for (const s of written) {
+        if (renderHtmlInPlace(page(context, [...inPlace, s], 'write')) !== null) inPlace.push(s);
+      }
+      expect(inPlace.length).toBeGreaterThan(written.length / 2);
+      const fast = page(context, inPlace, 'write');
+      for (const content of [fast, page(context, written, 'write')]) {
+        const html = await htmlOf(content);
+        expect(html).toBe(renderHtmlWholeDocument(content));
+        expectSafeHtml(html);
+      }
+    },
+  );
 });

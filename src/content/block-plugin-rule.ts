@@ -72,13 +72,14 @@ export function blockPluginRule(
 
   const limit = state.eMarks[endLine - 1] ?? src.length;
   const extent = scanPluginJson(src, start + OPENER.length, limit, closeCache(state, limit));
-  const plugin = extent && readPlugin(parseJson(src.slice(extent.jsonStart, extent.jsonEnd)));
   // Valid JSON that is not a plugin still has a known end; only unreadable JSON needs the fallback.
   const lastLine = extent
     ? lineOf(state, startLine, endLine, extent.closeEnd - 1)
     : fallbackEnd(state, startLine, endLine);
   if (lastLine < 0) return false;
+  // Asked whether a plugin starts here (can it end a paragraph?), the JSON need not be read.
   if (silent) return true;
+  const plugin = extent && readPlugin(parseJson(src.slice(extent.jsonStart, extent.jsonEnd)));
 
   const token = state.push(plugin ? PLUGIN_TOKEN : PLUGIN_TEXT_TOKEN, '', 0);
   token.block = true;

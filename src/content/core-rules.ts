@@ -24,7 +24,8 @@ function resolveImages(state: StateCore, children: Token[], assets: ReadonlyMap<
 /** Images naming `asset:ID` take the URL the page's mapping comments give. */
 export function assetRule(state: StateCore): void {
   const { assets } = stateOf(state.env);
-  if (assets.size === 0) return;
+  // An image can only name an asset its source spells out; most (nested) sources name none.
+  if (assets.size === 0 || !state.src.includes('asset:')) return;
   for (const token of state.tokens) {
     if (token.type === 'inline' && token.children !== null) resolveImages(state, token.children, assets);
   }

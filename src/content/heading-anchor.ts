@@ -1,10 +1,14 @@
 const NOT_LETTER_OR_DIGIT = /[^\p{L}\p{N}]+/gu;
+// eslint-disable-next-line no-control-regex -- ASCII is the whole range
+const ASCII = /^[\x00-\x7f]*$/;
+/** The same class for ASCII text, where a Unicode-aware match costs several times as much. */
+const NOT_ASCII_LETTER_OR_DIGIT = /[^a-z0-9]+/g;
 
 /** Lower case; runs of anything but letters and digits become one '-'; trimmed of '-'. */
 export function headingAnchor(text: string): string {
-  return text
-    .toLowerCase()
-    .replace(NOT_LETTER_OR_DIGIT, '-')
+  const lower = text.toLowerCase();
+  return lower
+    .replace(ASCII.test(lower) ? NOT_ASCII_LETTER_OR_DIGIT : NOT_LETTER_OR_DIGIT, '-')
     .replace(/^-+|-+$/g, '');
 }
 

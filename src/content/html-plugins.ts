@@ -1,4 +1,4 @@
-import { escapeHtml, safeLinkTarget } from './escape.ts';
+import { safeLinkTarget } from './escape.ts';
 import {
   codeLanguage,
   codeTitle,
@@ -17,53 +17,65 @@ export interface HtmlNesting {
   compact(source: string): string;
   /** Darkdown as plain text, unescaped (for `alt`) */
   text(source: string): string;
+  /** a caption both ways from one parse: as `compact` renders it and as plain text (`text`) */
+  caption(source: string): { html: string; text: string };
   /** a plain string (a title): variables resolved, escaped */
   plain(value: string): string;
   /** an image URL with `asset:ID` resolved */
   asset(url: string): string;
+  /** text escaped as this output writes it */
+  escape(text: string): string;
+  /** ` name="value"` as this output writes the attribute of that tag, or '' where it is dropped */
+  attr(tag: string, name: string, value: string): string;
+  /** a boolean attribute, ` name`, or '' where it is dropped */
+  flag(tag: string, name: string): string;
+  /** how an element without content (`img`, `col`) ends: `>` or ` />` */
+  end(tag: string): string;
+  /** the HTML of a `custom-html` plugin (trimmed, not empty) */
+  rawHtml(html: string): string;
 }
 
-function codeHtml(entry: CodeEntry): string {
+function codeHtml(entry: CodeEntry, n: HtmlNesting): string {
   const language = codeLanguage(entry.language);
-  const cls = language === '' ? '' : ` class="language-${escapeHtml(language)}"`;
+  const cls = language === '' ? '' : n.attr('code', 'class', `language-${language}`);
   const code = entry.code.endsWith('\n') ? entry.code : `${entry.code}\n`;
-  return `<pre><code${cls}>${escapeHtml(code)}</code></pre>\n`;
+  return `<pre><code${cls}>${n.escape(code)}</code></pre>\n`;
 }
 
 function codeBlockHtml(entries: readonly CodeEntry[], n: HtmlNesting): string {
   const [only] = entries;
   if (only === undefined) return '';
   if (entries.length === 1) {
-    if (only.title.trim() === '') return codeHtml(only);
-    return `<div class="code-block"><div class="code-title">${n.plain(only.title)}</div>${codeHtml(only)}</div>\n`;
+    if (only.title.trim() === '') return codeHtml(only, n);
+    return `<div class="code-block"><div class="code-title">${n.plain(only.title)}</div>${codeHtml(only, n)}</div>\n`;
   }
   const tabs = entries.map(
     (entry, i) =>
-      `<div class="code-tab"><div class="code-tab-title">${n.plain(codeTitle(entry, i))}</div>${codeHtml(entry)}</div>`,
+      `<div class="code-tab"><div class="code-tab-title">${n.plain(codeTitle(entry, i))}</div>${codeHtml(entry, n)}</div>`,
   );
   return `<div class="code-tabs">${tabs.join('')}</div>\n`;
 }
 
 function imageHtml(plugin: Extract<Plugin, { kind: 'image' }>, n: HtmlNesting): string {
-  const caption = plugin.caption?.trim() ?? '';
+  const source = plugin.caption?.trim() ?? '';
+  const caption = n.caption(source);
   const width = imageWidth(plugin.mode);
   const mode = width === null ? plugin.mode.replace(/[^\w-]/g, '') || 'responsive' : 'fixed';
   const img =
-    `<img src="${escapeHtml(n.asset(plugin.url))}" alt="${escapeHtml(n.text(caption))}"` +
-    (width === null ? '' : ` width="${width}"`) +
-    '>';
-  const figcaption = caption === '' ? '' : `<figcaption>${n.compact(caption)}</figcaption>`;
+    `<img${n.attr('img', 'src', n.asset(plugin.url))}${n.attr('img', 'alt', caption.text)}` +
+    (width === null ? '' : n.attr('img', 'width', String(width))) +
+    n.end('img');
+  const figcaption = source === '' ? '' : `<figcaption>${caption.html}</figcaption>`;
   return `<figure class="image image-${mode}">${img}${figcaption}</figure>\n`;
 }
 
-function videoHtml(plugin: Extract<Plugin, { kind: 'video' }>): string {
+function videoHtml(plugin: Extract<Plugin, { kind: 'video' }>, n: HtmlNesting): string {
   const url = videoEmbedUrl(plugin.provider, plugin.videoId);
   if (url === null) return '';
-  const src = escapeHtml(url);
   const player =
     plugin.provider === 'raw'
-      ? `<video src="${src}" controls preload="metadata"></video>`
-      : `<iframe src="${src}" title="Video" loading="lazy" allowfullscreen></iframe>`;
+      ? `<video${n.attr('video', 'src', url)}${n.flag('video', 'controls')}${n.attr('video', 'preload', 'metadata')}></video>`
+      : `<iframe${n.attr('iframe', 'src', url)}${n.attr('iframe', 'title', 'Video')}${n.attr('iframe', 'loading', 'lazy')}${n.flag('iframe', 'allowfullscreen')}></iframe>`;
   return `<div class="video video-${plugin.provider}">${player}</div>\n`;
 }
 
@@ -78,7 +90,7 @@ function tableHtml(plugin: Extract<Plugin, { kind: 'table' }>, n: HtmlNesting): 
   if (columns === 0) return '';
   const widths = plugin.widths.slice(0, columns);
   const colgroup = widths.some((w) => w > 0)
-    ? `<colgroup>${widths.map((w) => (w > 0 ? `<col width="${w}">` : '<col>')).join('')}</colgroup>`
+    ? `<colgroup>${widths.map((w) => `<col${w > 0 ? n.attr('col', 'width', String(w)) : ''}${n.end('col')}`).join('')}</colgroup>`
     : '';
   const [head, ...body] = plugin.rows;
   const thead = `<thead>${tableRow(head ?? [], columns, 'th', n)}</thead>`;
@@ -92,7 +104,7 @@ function cardsHtml(plugin: Extract<Plugin, { kind: 'cards' }>, n: HtmlNesting): 
   const items = plugin.cards.map((card) => {
     const inner = `<span class="card-title">${n.plain(card.title)}</span><span class="card-text">${n.plain(card.text)}</span>`;
     const link = safeLinkTarget(card.link);
-    const body = link === '' ? inner : `<a class="card-link" href="${escapeHtml(link)}">${inner}</a>`;
+    const body = link === '' ? inner : `<a class="card-link"${n.attr('a', 'href', link)}>${inner}</a>`;
     return `<li class="card">${body}</li>`;
   });
   return `<ul class="cards cards-${plugin.view}">${items.join('')}</ul>\n`;
@@ -112,11 +124,11 @@ export function pluginToHtml(plugin: Plugin, n: HtmlNesting): string {
     case 'image':
       return imageHtml(plugin, n);
     case 'custom-html':
-      return plugin.contents.trim() === '' ? '' : `${plugin.contents.trim()}\n`;
+      return plugin.contents.trim() === '' ? '' : `${n.rawHtml(plugin.contents.trim())}\n`;
     case 'video':
-      return videoHtml(plugin);
+      return videoHtml(plugin, n);
     case 'synced-block':
-      return `<div class="synced-block" data-synced-block-id="${escapeHtml(plugin.id)}"></div>\n`;
+      return `<div class="synced-block"${n.attr('div', 'data-synced-block-id', plugin.id)}></div>\n`;
     case 'table':
       return tableHtml(plugin, n);
     case 'tabs': {
@@ -132,7 +144,7 @@ export function pluginToHtml(plugin: Plugin, n: HtmlNesting): string {
       return cardsHtml(plugin, n);
     case 'accordion':
       return (
-        `<details class="accordion"${plugin.open ? ' open' : ''}><summary>${n.plain(plugin.title)}</summary>` +
+        `<details class="accordion"${plugin.open ? n.flag('details', 'open') : ''}><summary>${n.plain(plugin.title)}</summary>` +
         `<div class="accordion-body">${n.block(plugin.content)}</div></details>\n`
       );
     case 'unknown':

@@ -105,6 +105,7 @@ export function variableRule(state: StateInline, silent: boolean): boolean {
 export const SLUG = String.raw`[^\s/#?()\[\]\\<>]+`;
 export const AUTO_LINK_SOURCE = String.raw`\[auto\$\]\(\/(${SLUG})\/(${SLUG})(#[^\s()<>\\]*)?\)`;
 const AUTO_LINK_AT = new RegExp(AUTO_LINK_SOURCE, 'y');
+const AUTO_LINK_OPENER = '[auto$](/';
 
 /**
  * `[auto$](/doc/page#fragment)`: a link whose text is the target page's title. Read before markdown-it's
@@ -112,6 +113,7 @@ const AUTO_LINK_AT = new RegExp(AUTO_LINK_SOURCE, 'y');
  */
 export function autoLinkRule(state: StateInline, silent: boolean): boolean {
   if (state.src.charCodeAt(state.pos) !== 0x5b /* [ */ || state.linkLevel > 0) return false;
+  if (!state.src.startsWith(AUTO_LINK_OPENER, state.pos)) return false;
   AUTO_LINK_AT.lastIndex = state.pos;
   const match = AUTO_LINK_AT.exec(state.src);
   if (match === null || match.index + match[0].length > state.posMax) return false;

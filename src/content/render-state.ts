@@ -17,6 +17,8 @@ export interface DarkdownState {
    * whether an edit made for safety could not be placed
    */
   readonly markdownCheck: { recheck: boolean; missed: boolean };
+  /** shared too: whether raw HTML was written in a way only a whole-document sanitise can follow */
+  readonly htmlCheck: { wholeDocument: boolean };
 }
 
 /** Plugins nest through JSON strings; past this depth a plugin is read as text rather than recursed into. */
@@ -36,6 +38,7 @@ export function rootState(
     anchors: new AnchorRegistry(),
     depth: 0,
     markdownCheck: { recheck: false, missed: false },
+    htmlCheck: { wholeDocument: false },
   };
 }
 

@@ -128,10 +128,11 @@ function walkPlugin(plugin: Plugin, child: DarkdownState, state: DarkdownState, 
       nestedBlock(plugin.text, child, scan);
       return;
     case 'image': {
+      // The figcaption is rendered first, then the image's alt text is read, and that reading claims
+      // anchors too (html-plugins.ts).
       const caption = plugin.caption?.trim() ?? '';
-      // The image's alt text is read first, and that reading claims anchors too.
-      darkdownToText(caption, child);
       if (caption !== '') nestedCompact(caption, child, scan);
+      darkdownToText(caption, child);
       return;
     }
     case 'table': {
