@@ -14,6 +14,7 @@ import { registerIdempotency } from './http/idempotency.ts';
 import { registerMetrics } from './http/metrics.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { registerDocs } from './http/docs.ts';
+import { BatchedLogStream, lazyChildLogger, RequestSummaryLog } from './http/request-log.ts';
 import { allRoutes } from './modules/all/all.routes.ts';
 import { auditRoutes } from './modules/audit/audit.routes.ts';
 import { documentationRoutes } from './modules/documentation/documentation.routes.ts';
@@ -150,7 +151,10 @@ function registerNodeLevelAnswers(app: FastifyInstance): void {
 
 export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: options.logger ?? { level: deps.config.logLevel },
+    logger: options.logger ?? { level: deps.config.logLevel, stream: new BatchedLogStream() },
+    // One line per request, and a request's child logger only when something is written through it.
+    logController: new RequestSummaryLog(),
+    childLoggerFactory: lazyChildLogger,
     bodyLimit: JSON_BODY_LIMIT,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];

@@ -64,10 +64,20 @@ describe('the server process', () => {
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject([{ name: 'v1' }]);
     await new Promise((r) => setTimeout(r, 100));
-    const logLine = output()
+    const lines = output()
       .split('\n')
-      .find((l) => l.includes('"reqId":"abc-123"'));
-    expect(logLine).toBeDefined();
+      .filter((l) => l.includes('"reqId":"abc-123"'));
+    // One line per request, saying what was asked, how it was answered and how long it took.
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0]!)).toMatchObject({
+      level: 30,
+      reqId: 'abc-123',
+      method: 'GET',
+      url: '/api/v1/version',
+      statusCode: 200,
+      responseTime: expect.any(Number) as number,
+      msg: 'request completed',
+    });
   });
 
   it('finishes in-flight requests on SIGTERM, then exits 0', async () => {

@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.ts';
 import { jsonDepthExceeds } from '../shared/nesting.ts';
 import type { Config } from '../config.ts';
@@ -10,7 +10,7 @@ import {
   UnsupportedMediaTypeError,
 } from '../errors.ts';
 import type { KeyAuth, KeysService } from '../auth/keys.service.ts';
-import type { CounterStore } from '../ratelimit/counter-store.ts';
+import type { CounterStore, WindowCount } from '../ratelimit/counter-store.ts';
 import type { Metrics } from './metrics-collector.ts';
 import { AUTH_FAILURES, OPERATIONS, scaledLimit, type OperationId } from './operations.ts';
 import './fastify-types.ts';
@@ -32,54 +32,37 @@ export const CROSS_ORIGIN_MESSAGE = 'Cross-origin requests are not allowed. Call
  */
 export function registerPipeline(app: FastifyInstance, deps: PipelineDeps): void {
   app.decorateRequest('auth', null);
+  const limits = operationLimits(deps.config);
 
-  app.addHook('onRequest', async (request, reply) => {
-    const config = request.routeOptions.config;
-    const operation = config.operation;
-    if (operation === undefined) return;
-    // An operation without a body ignores the type of whatever is sent (decisions §4), even an
-    // empty or malformed one, which Fastify would otherwise refuse with 415 before any handler.
-    if (config.body === undefined) delete request.headers['content-type'];
-
-    const origin = request.headers.origin;
-    if (config.crossOrigin === true) {
-      // Before the key is checked, so that a browser can read every answer, errors included.
-      if (origin !== undefined && !originAllowed(origin, deps.config)) {
-        throw new ForbiddenError(`Origin '${origin}' is not allowed.`);
-      }
-      applyCorsHeaders(reply, origin, deps.config);
-    } else if (origin !== undefined) {
-      throw new ForbiddenError(CROSS_ORIGIN_MESSAGE);
+  // Callback style, and synchronous when the key and the counter are answered from memory: a
+  // cached read then goes from here to its handler without waiting for a turn of the event loop.
+  app.addHook('onRequest', (request, reply, done) => {
+    let pending: Promise<void> | undefined;
+    try {
+      pending = admit(request, reply, deps, limits);
+    } catch (error) {
+      done(error as FastifyError);
+      return;
     }
-
-    const auth = await authenticate(request, operation, deps);
-    request.auth = auth;
-    const actor = auth.actor;
-
-    const { limit, windowMs } = OPERATIONS[operation];
-    const permitted = scaledLimit(limit, deps.config.rateLimitScale);
-    const now = deps.clock.now();
-    const { count, resetAt } = await deps.counters.increment(`${operation}:${actor.keyId}`, windowMs, now);
-    setRateLimitHeaders(reply, operation, permitted, count, resetAt, windowMs, now);
-    if (count > permitted) {
-      deps.metrics?.refused(operation, 'operation');
-      throw new TooManyRequestsError(
-        `Rate limit of ${permitted} requests per ${windowMs / 1000} seconds exceeded for this operation.`,
-        Math.max(1, Math.ceil((resetAt - now) / 1000)),
+    if (pending === undefined) done();
+    else
+      pending.then(
+        () => done(),
+        (error: unknown) => done(error as FastifyError),
       );
-    }
-
-    if (config.permission !== undefined && !actor.permissions.has(config.permission)) {
-      throw new ForbiddenError(`This API key lacks the permission '${config.permission}'.`);
-    }
   });
 
   // PostgreSQL text cannot hold NUL; refusing it everywhere keeps both databases answering alike.
+  // A query string can only hold a NUL as `%00` (Node refuses a raw one), so a URL without it and a
+  // request without a body are not walked.
   app.addHook('preValidation', (request, _reply, done) => {
+    if (request.routeOptions.config.operation === undefined) {
+      done();
+      return;
+    }
     const found =
-      request.routeOptions.config.operation === undefined
-        ? null
-        : (nulPath(request.query, 'query') ?? nulPath(request.body, 'body'));
+      (request.url.includes('%00') ? nulPath(request.query, 'query') : null) ??
+      (request.body === undefined ? null : nulPath(request.body, 'body'));
     done(found === null ? undefined : new InvalidFieldError(found, 'must not contain NUL characters'));
   });
 
@@ -138,21 +121,140 @@ export function registerPipeline(app: FastifyInstance, deps: PipelineDeps): void
 /** Deeper than any body an operation takes (the deepest, reader access, has three levels). */
 export const MAX_JSON_DEPTH = 32;
 
+/** An operation's rate limit, scaled, with the parts of its headers that never change. */
+interface OperationLimit {
+  permitted: number;
+  windowMs: number;
+  limitHeader: string;
+  policyHeader: string;
+  /** `RateLimit` up to its remaining count */
+  remainingPrefix: string;
+}
+
+function operationLimits(config: Config): Record<OperationId, OperationLimit> {
+  const limits = {} as Record<OperationId, OperationLimit>;
+  for (const operation of Object.keys(OPERATIONS) as OperationId[]) {
+    const { limit, windowMs } = OPERATIONS[operation];
+    const permitted = scaledLimit(limit, config.rateLimitScale);
+    limits[operation] = {
+      permitted,
+      windowMs,
+      limitHeader: String(permitted),
+      policyHeader: `"${operation}";q=${permitted};w=${windowMs / 1000}`,
+      remainingPrefix: `"${operation}";r=`,
+    };
+  }
+  return limits;
+}
+
+/**
+ * Origin policy, key, rate limit and permission of an operation's request; a promise only when the key
+ * or the counter had to be waited for.
+ */
+function admit(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  deps: PipelineDeps,
+  limits: Record<OperationId, OperationLimit>,
+): Promise<void> | undefined {
+  const config = request.routeOptions.config;
+  const operation = config.operation;
+  if (operation === undefined) return undefined;
+  // An operation without a body ignores the type of whatever is sent (decisions §4), even an
+  // empty or malformed one, which Fastify would otherwise refuse with 415 before any handler.
+  if (config.body === undefined && request.headers['content-type'] !== undefined) {
+    delete request.headers['content-type'];
+  }
+
+  const origin = request.headers.origin;
+  if (config.crossOrigin === true) {
+    // Before the key is checked, so that a browser can read every answer, errors included.
+    if (origin !== undefined && !originAllowed(origin, deps.config)) {
+      throw new ForbiddenError(`Origin '${origin}' is not allowed.`);
+    }
+    applyCorsHeaders(reply, origin, deps.config);
+  } else if (origin !== undefined) {
+    throw new ForbiddenError(CROSS_ORIGIN_MESSAGE);
+  }
+
+  const auth = authenticate(request, operation, deps);
+  if (auth instanceof Promise) {
+    return auth.then((resolved) =>
+      limitAndPermit(request, reply, operation, resolved, deps, limits[operation]),
+    );
+  }
+  return limitAndPermit(request, reply, operation, auth, deps, limits[operation]);
+}
+
+function limitAndPermit(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  operation: OperationId,
+  auth: KeyAuth,
+  deps: PipelineDeps,
+  limit: OperationLimit,
+): Promise<void> | undefined {
+  request.auth = auth;
+  const now = deps.clock.now();
+  const counted = deps.counters.increment(`${operation}:${auth.actor.keyId}`, limit.windowMs, now);
+  if (counted instanceof Promise) {
+    return counted.then((count) => permit(request, reply, operation, auth, deps, limit, count, now));
+  }
+  permit(request, reply, operation, auth, deps, limit, counted, now);
+  return undefined;
+}
+
+function permit(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  operation: OperationId,
+  auth: KeyAuth,
+  deps: PipelineDeps,
+  limit: OperationLimit,
+  { count, resetAt }: WindowCount,
+  now: number,
+): void {
+  const { permitted, windowMs } = limit;
+  setRateLimitHeaders(reply, limit, count, resetAt, now);
+  if (count > permitted) {
+    deps.metrics?.refused(operation, 'operation');
+    throw new TooManyRequestsError(
+      `Rate limit of ${permitted} requests per ${windowMs / 1000} seconds exceeded for this operation.`,
+      Math.max(1, Math.ceil((resetAt - now) / 1000)),
+    );
+  }
+  const permission = request.routeOptions.config.permission;
+  if (permission !== undefined && !auth.actor.permissions.has(permission)) {
+    throw new ForbiddenError(`This API key lacks the permission '${permission}'.`);
+  }
+}
+
 /**
  * Failed attempts are counted per client address, and once too many have failed, further failures
  * answer 429 instead of 403. A valid key is always served: the limit slows guessing without letting
  * one client's mistakes lock out everybody behind the same address.
  */
-async function authenticate(
+function authenticate(
   request: FastifyRequest,
   operation: OperationId,
   deps: PipelineDeps,
-): Promise<KeyAuth> {
+): KeyAuth | Promise<KeyAuth> {
   const header = request.headers['x-api-key'];
   const key = (Array.isArray(header) ? header[0] : header)?.trim();
-  const auth = key ? await deps.keys.resolve(key) : null;
-  if (auth) return auth;
+  if (!key) return refuse(request, operation, deps, 'No API Key was provided.');
+  const auth = deps.keys.resolve(key);
+  if (auth instanceof Promise) {
+    return auth.then((resolved) => resolved ?? refuse(request, operation, deps, 'API Key is invalid.'));
+  }
+  return auth ?? refuse(request, operation, deps, 'API Key is invalid.');
+}
 
+async function refuse(
+  request: FastifyRequest,
+  operation: OperationId,
+  deps: PipelineDeps,
+  message: string,
+): Promise<never> {
   const clientKey = `auth-failures:${request.ip}`;
   const now = deps.clock.now();
   const failures = await deps.counters.increment(clientKey, AUTH_FAILURES.windowMs, now);
@@ -163,26 +265,24 @@ async function authenticate(
       Math.max(1, Math.ceil((failures.resetAt - now) / 1000)),
     );
   }
-  throw new ForbiddenError(key ? 'API Key is invalid.' : 'No API Key was provided.');
+  throw new ForbiddenError(message);
 }
 
 function setRateLimitHeaders(
   reply: FastifyReply,
-  operation: string,
-  limit: number,
+  limit: OperationLimit,
   count: number,
   resetAt: number,
-  windowMs: number,
   now: number,
 ): void {
-  const consumed = Math.min(count, limit);
+  const consumed = Math.min(count, limit.permitted);
   const secondsLeft = Math.max(0, Math.ceil((resetAt - now) / 1000));
-  reply.header('x-ratelimit-limit', String(limit));
+  reply.header('x-ratelimit-limit', limit.limitHeader);
   // Deliberately the count consumed in this window (the specification's meaning), not what is left.
   reply.header('x-ratelimit-remaining', String(consumed));
   reply.header('x-ratelimit-reset', String(Math.floor(resetAt / 1000)));
-  reply.header('ratelimit-policy', `"${operation}";q=${limit};w=${windowMs / 1000}`);
-  reply.header('ratelimit', `"${operation}";r=${limit - consumed};t=${secondsLeft}`);
+  reply.header('ratelimit-policy', limit.policyHeader);
+  reply.header('ratelimit', `${limit.remainingPrefix}${limit.permitted - consumed};t=${secondsLeft}`);
 }
 
 function parsesAsJson(text: string): boolean {

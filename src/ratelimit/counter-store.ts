@@ -7,8 +7,11 @@ export interface WindowCount {
 }
 
 export interface CounterStore {
-  /** Atomically counts one hit of `key` in the window of `windowMs` that contains `now`. */
-  increment(key: string, windowMs: number, now: number): Promise<WindowCount>;
+  /**
+   * Atomically counts one hit of `key` in the window of `windowMs` that contains `now`. A store in
+   * this process answers at once, without a promise: the request it admits goes on in the same turn.
+   */
+  increment(key: string, windowMs: number, now: number): WindowCount | Promise<WindowCount>;
   /** The count of the current window, without counting. */
   peek(key: string, windowMs: number, now: number): Promise<WindowCount>;
   close(): Promise<void>;

@@ -5,14 +5,17 @@ export class MemoryCounterStore implements CounterStore {
   private readonly counts = new Map<string, { count: number; resetAt: number }>();
   private nextSweepAt = 10_000;
 
-  increment(key: string, windowMs: number, now: number): Promise<WindowCount> {
+  increment(key: string, windowMs: number, now: number): WindowCount {
     const { index, resetAt } = windowOf(windowMs, now);
     const slot = `${key}:${windowMs}:${index}`;
-    const entry = this.counts.get(slot);
-    const count = (entry?.count ?? 0) + 1;
-    this.counts.set(slot, { count, resetAt });
-    if (this.counts.size >= this.nextSweepAt) this.sweep(now);
-    return Promise.resolve({ count, resetAt });
+    let entry = this.counts.get(slot);
+    if (entry === undefined) {
+      entry = { count: 0, resetAt };
+      this.counts.set(slot, entry);
+      if (this.counts.size >= this.nextSweepAt) this.sweep(now);
+    }
+    entry.count += 1;
+    return { count: entry.count, resetAt };
   }
 
   peek(key: string, windowMs: number, now: number): Promise<WindowCount> {

@@ -1,4 +1,5 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { lazyModule } from '../shared/lazy-module.ts';
 import { windowOf, type CounterStore, type WindowCount } from './counter-store.ts';
 
 // INCR and the first expiry in one script: atomic on the server, so concurrent instances never let
@@ -7,6 +8,9 @@ const INCREMENT = `
 local count = redis.call('INCR', KEYS[1])
 if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return count`;
+
+/** Loaded by the first Redis store: a process on in-memory counters (every command) never needs it. */
+const ioredis = lazyModule<typeof import('ioredis')>('ioredis');
 
 type RedisWithScript = Redis & { quireIncrement(key: string, ttlMs: number): Promise<number> };
 
@@ -17,7 +21,11 @@ export class RedisCounterStore implements CounterStore {
     url: string,
     private readonly prefix = 'quire:rl:',
   ) {
-    const redis = new Redis(url, { maxRetriesPerRequest: 2, enableAutoPipelining: true, lazyConnect: false });
+    const redis = new (ioredis().Redis)(url, {
+      maxRetriesPerRequest: 2,
+      enableAutoPipelining: true,
+      lazyConnect: false,
+    });
     redis.defineCommand('quireIncrement', { numberOfKeys: 1, lua: INCREMENT });
     this.redis = redis as RedisWithScript;
   }
