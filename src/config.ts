@@ -50,6 +50,8 @@ export interface Config {
   readonly webhookConcurrency: number;
   /** METRICS: GET /metrics answers, and requests, queries and caches are counted for it */
   readonly metrics: boolean;
+  /** CACHE_MEMORY_MB: what cached page answers and rendered contents may weigh together (MiB) */
+  readonly cacheMemoryMb: number;
 }
 
 export class ConfigError extends Error {
@@ -209,6 +211,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
   const webhookTimeoutMs = milliseconds('WEBHOOK_TIMEOUT', 10_000);
   const webhookPollIntervalMs = milliseconds('WEBHOOK_POLL_INTERVAL', 1_000);
   const webhookConcurrency = count('WEBHOOK_CONCURRENCY', 1, 256) ?? 8;
+  const cacheMemoryMb = count('CACHE_MEMORY_MB', 1, 65_536) ?? 256;
 
   let metrics = true;
   const rawMetrics = get('METRICS');
@@ -244,5 +247,6 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     webhookPollIntervalMs,
     webhookConcurrency,
     metrics,
+    cacheMemoryMb,
   });
 }

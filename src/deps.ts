@@ -2,8 +2,10 @@ import { KeysService } from './auth/keys.service.ts';
 import { systemClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import { openDatabase, type DatabaseHandle } from './db/dialect.ts';
+import { reuseStatements } from './db/prepared.ts';
 import { Metrics } from './http/metrics-collector.ts';
 import { ChangeRecorder } from './events/change-recorder.ts';
+import { ChangeStamps } from './db/change-stamps.ts';
 import { AllService } from './modules/all/all.service.ts';
 import { auditSubscriber } from './modules/audit/audit.events.ts';
 import { AuditService } from './modules/audit/audit.service.ts';
@@ -28,7 +30,7 @@ import { VersionsService } from './modules/versions/versions.service.ts';
 import { systemResolver, type Resolver } from './modules/webhooks/webhook-address.ts';
 import { SecretBox, type KeySource } from './modules/webhooks/webhook-secrets.ts';
 import { WebhookDispatcher } from './modules/webhooks/webhooks.dispatcher.ts';
-import { webhooksSubscriber } from './modules/webhooks/webhooks.events.ts';
+import { WebhookSubscriptions, webhooksSubscriber } from './modules/webhooks/webhooks.events.ts';
 import { WebhooksService } from './modules/webhooks/webhooks.service.ts';
 import { TaskFailedError, WorkerPool } from './workers/pool.ts';
 import { ServiceUnavailableError } from './errors.ts';
@@ -113,6 +115,8 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
       connectTimeoutMs: config.databaseConnectTimeoutMs,
       ...(metrics ? { onQuery: metrics.onQuery } : {}),
     });
+  // The writer's statements are prepared once (Kysely would prepare each anew).
+  if (database.sqlite !== null) reuseStatements(database.sqlite);
   const counters =
     overrides.counters ??
     (config.redisUrl !== null
@@ -129,6 +133,8 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     });
   const changes = new ChangeRecorder(clock);
   changes.subscribe(auditSubscriber);
+  // Caches of page answers compare each project's stamp, which the database bumps on every write.
+  const stamps = new ChangeStamps(database);
   const searchIndex = new SearchIndexer(database.dialect, async (definition, format) => {
     try {
       return (await workers.run({ kind: 'referenceOperations', definition, format })).operations;
@@ -150,12 +156,15 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     resolver,
     onError: overrides.onWebhookError ?? (() => undefined),
   });
-  changes.subscribe(webhooksSubscriber(() => webhookDispatcher.nudge()));
+  changes.subscribe(webhooksSubscriber(() => webhookDispatcher.nudge(), new WebhookSubscriptions(database)));
   const versions = new VersionsService(db, reader, clock, changes, database.dialect);
   const documentation = new DocumentationService(db, reader, clock, changes, versions, database.dialect);
   const keys = new KeysService(db, clock, changes);
   const references = new ReferencesService(db, reader, clock, changes, versions, workers);
-  const pages = new PagesService(database, clock, changes, versions, documentation, workers);
+  const pages = new PagesService(database, clock, changes, versions, documentation, workers, {
+    stamp: (projectId) => stamps.current(projectId),
+    memoryBytes: config.cacheMemoryMb * 1024 * 1024,
+  });
   const search = new SearchService(
     db,
     reader,

@@ -27,6 +27,7 @@ describe('configuration', () => {
       webhookPollIntervalMs: 1000,
       webhookConcurrency: 8,
       metrics: true,
+      cacheMemoryMb: 256,
     });
   });
 
@@ -54,8 +55,10 @@ describe('configuration', () => {
       WEBHOOK_POLL_INTERVAL: '250',
       WEBHOOK_CONCURRENCY: '4',
       METRICS: 'false',
+      CACHE_MEMORY_MB: '1024',
     });
     expect(config).toMatchObject({
+      cacheMemoryMb: 1024,
       redisKeyPrefix: 'docs-eu:rl:',
       webhookAllowPrivate: true,
       webhookTimeoutMs: 3000,
@@ -107,13 +110,14 @@ describe('configuration', () => {
         WEBHOOK_TIMEOUT: 'soon',
         WEBHOOK_CONCURRENCY: '0',
         METRICS: 'off',
+        CACHE_MEMORY_MB: 'lots',
       });
     } catch (e) {
       error = e;
     }
     expect(error).toBeInstanceOf(ConfigError);
     const problems = (error as ConfigError).problems;
-    expect(problems).toHaveLength(20);
+    expect(problems).toHaveLength(21);
     for (const name of [
       'PORT',
       'DATABASE_URL',
@@ -134,6 +138,7 @@ describe('configuration', () => {
       'WEBHOOK_CONCURRENCY',
       'SHUTDOWN_TIMEOUT',
       'METRICS',
+      'CACHE_MEMORY_MB',
     ]) {
       expect(problems.some((p) => p.startsWith(name))).toBe(true);
     }

@@ -4,7 +4,8 @@ import type { Database } from '../src/db/schema.ts';
 import { PageQueries } from '../src/modules/pages/pages.repository.ts';
 import { LruCache } from '../src/shared/lru-cache.ts';
 import { createDocumentation, createWorld } from './helpers/factories.ts';
-import { client, useTestApp } from './helpers/test-app.ts';
+import { loadConfig } from '../src/config.ts';
+import { buildTestApp, client, useTestApp } from './helpers/test-app.ts';
 
 const t = useTestApp();
 
@@ -140,6 +141,58 @@ describe('page reads on both paths', () => {
       })
       .catch(() => undefined);
     expect(await pending).toMatchObject({ title: 'Linker' });
+  });
+});
+
+describe('page caches within CACHE_MEMORY_MB', () => {
+  /** Twelve pages of about 45 KB of source each, and more rendered: 800 KB of html in all. */
+  async function readTwice(memoryMb: string) {
+    const app = await buildTestApp({ env: { CACHE_MEMORY_MB: memoryMb, RATE_LIMIT_SCALE: '100' } });
+    try {
+      const w = await createWorld(app.deps);
+      const api = client(app.app, w.key);
+      const ids: number[] = [];
+      for (let i = 0; i < 12; i++) {
+        const content = Array.from(
+          { length: 1200 },
+          (_, line) => `Line ${line} of page ${i}, **bold** text.`,
+        );
+        const res = await api.post(`/documentation/${w.documentation.id}/page`, {
+          title: `Large ${i}`,
+          content: content.join('\n\n'),
+        });
+        expect(res.statusCode).toBe(200);
+        ids.push(res.json<{ id: number }>().id);
+      }
+      const renders = () => app.deps.pages.renderStats().renders;
+      const start = renders();
+      for (const round of [1, 2]) {
+        for (const id of ids) {
+          const res = await api.get(`/page/${id}?format=html`);
+          expect(res.statusCode, `round ${round}`).toBe(200);
+          expect(res.json<{ contentDraft: string }>().contentDraft).toContain(`<strong>bold</strong>`);
+        }
+      }
+      return renders() - start;
+    } finally {
+      await app.close();
+    }
+  }
+
+  it('renders each page once when the budget holds them all', async () => {
+    expect(await readTwice('64')).toBe(12);
+  });
+
+  it('renders again what a small budget could not keep, and still answers every read', async () => {
+    // 1 MiB: half for answers, half for rendered contents, each less than the twelve pages need.
+    expect(await readTwice('1')).toBe(24);
+  });
+
+  it('takes the budget in whole MiB from 1', () => {
+    expect(loadConfig({ CACHE_MEMORY_MB: '512' }).cacheMemoryMb).toBe(512);
+    expect(loadConfig({}).cacheMemoryMb).toBe(256);
+    expect(() => loadConfig({ CACHE_MEMORY_MB: '0' })).toThrow(/CACHE_MEMORY_MB/);
+    expect(() => loadConfig({ CACHE_MEMORY_MB: 'lots' })).toThrow(/CACHE_MEMORY_MB/);
   });
 });
 

@@ -56,3 +56,40 @@ describe('GET /page/{id} answers and changes', () => {
     expect((await client(a.app, scoped.key).get(`/page/${pageId}`)).statusCode).toBe(403);
   });
 });
+
+describe('GET /page/{id} answers and the project change stamp', () => {
+  it('keeps a project’s answers through changes elsewhere, and retires them on its own changes', async () => {
+    const { a, b, w, pageId } = await twoInstances();
+    const hits = () => a.deps.pages.responseCacheStats().hits;
+    const read = async () => {
+      const res = await client(a.app, w.key).get(`/page/${pageId}?format=html`);
+      expect(res.statusCode).toBe(200);
+      return res.json<{ title: string }>();
+    };
+    await read();
+    // Another project's page changes, through the other instance: this project's answer stays.
+    const other = await createWorld(b.deps);
+    const page = await client(b.app, other.key).post(`/documentation/${other.documentation.id}/page`, {
+      title: 'Elsewhere',
+      content: 'Other words.',
+    });
+    expect(page.statusCode).toBe(200);
+    let before = hits();
+    await read();
+    expect(hits()).toBe(before + 1);
+    // A change that no page answer holds (a new key) keeps it too.
+    await createKey(b.deps, w.project.id);
+    before = hits();
+    await read();
+    expect(hits()).toBe(before + 1);
+    // A new page of the same project may be named by an [auto$] link: the answers are made again.
+    const sibling = await client(b.app, w.key).post(`/documentation/${w.documentation.id}/page`, {
+      title: 'Sibling',
+      content: 'More words.',
+    });
+    expect(sibling.statusCode).toBe(200);
+    before = hits();
+    expect((await read()).title).toBe('Cached');
+    expect(hits()).toBe(before);
+  });
+});

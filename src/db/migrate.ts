@@ -17,6 +17,7 @@ import { newerOperations } from './migrations/0006-newer-operations.ts';
 import { searchPosts } from './migrations/0007-search-posts.ts';
 import { linkScans } from './migrations/0008-link-scans.ts';
 import { webhooks } from './migrations/0009-webhooks.ts';
+import { changeStamps } from './migrations/0010-change-stamps.ts';
 
 /** Append-only: never edit a migration that has shipped; add the next one here. */
 const MIGRATIONS: readonly Migration[] = [
@@ -29,6 +30,7 @@ const MIGRATIONS: readonly Migration[] = [
   searchPosts,
   linkScans,
   webhooks,
+  changeStamps,
 ];
 
 /**

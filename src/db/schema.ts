@@ -223,6 +223,13 @@ export interface LinkScansTable {
   created: string;
 }
 
+/** A project's change counter (src/db/change-stamps.ts); no row: 0. */
+export interface ChangeStampsTable {
+  project_id: number;
+  /** bigint: a string on PostgreSQL, a number on SQLite */
+  stamp: string | number;
+}
+
 /** A project's webhook (extensions §5); deleted ones stay, their pending deliveries marked failed. */
 export interface WebhooksTable {
   id: Generated<number>;
@@ -295,4 +302,5 @@ export interface Database {
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
+  change_stamps: ChangeStampsTable;
 }

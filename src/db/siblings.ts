@@ -56,6 +56,12 @@ export async function pickSlug(
     return choice.explicit;
   }
   const base = slugify(choice.title, choice.fallback);
+  // Most titles are new: one seek in the unique (parent, slug) index settles it. Only a taken base
+  // needs its family, which no index narrows (LIKE) beyond the parent's rows.
+  if (!(choice.reserved?.has(base) ?? false)) {
+    const holders = await slugsOf(db, table, parentId, base, choice.self, false);
+    if (holders.size === 0) return base;
+  }
   const taken = await slugsOf(db, table, parentId, base, choice.self, true);
   for (const reserved of choice.reserved ?? []) taken.add(reserved);
   return firstFreeSlug(base, taken);

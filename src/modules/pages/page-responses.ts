@@ -1,39 +1,76 @@
 import { LruCache } from '../../shared/lru-cache.ts';
 
 interface CachedResponse {
-  /** the database change stamp the body was made under */
+  /** the project's change stamp, read before the answer's data was */
   stamp: string;
   projectId: number;
   versionId: number;
-  /** a string, or bytes when a large content was spliced in (pages.presenter.ts) */
-  body: string | Buffer;
+  /** the serialised answer, as bytes: sent as they are, and weighed off the JavaScript heap */
+  body: Buffer;
   /** its strong entity tag, kept so that a conditional read costs no hashing */
   etag: string;
 }
 
+/** Where a `GET /page` by slugs led: the page, and its version for the key's scope check. */
+interface CachedResolution {
+  stamp: string;
+  projectId: number;
+  pageId: number;
+  versionId: number;
+}
+
+/** How page answers are cached: the stamps they are kept under, and the memory they may take. */
+export interface PageCacheOptions {
+  /** the project's change stamp as committed now (ChangeStamps.current), or null: no caching */
+  stamp: (projectId: number) => Promise<string | null> | string | null;
+  /** bytes for serialised answers and rendered contents together, split evenly (CACHE_MEMORY_MB) */
+  memoryBytes?: number;
+}
+
+/** The default memory budget of the page caches: 256 MiB. */
+export const DEFAULT_PAGE_CACHE_BYTES = 256 * 1024 * 1024;
+
+/** What an entry costs besides its body: key, stamp, tag and the map's own bookkeeping. */
+const ENTRY_OVERHEAD = 200;
+
 /**
- * Serialised `GET /page/{id}` answers, kept while the database has not changed since they were
- * made. Reads of an unchanged page then cost a map lookup: no query, no link-title lookup, no
- * serialisation. Any write through this process, or a commit by another connection to the same
- * SQLite file, changes the stamp and retires every entry; where no cheap stamp exists (PostgreSQL)
- * nothing is cached. The key's project and version scope are checked on every hit.
+ * Serialised page answers, kept under the project's change stamp (src/db/change-stamps.ts) read
+ * before their data was: an entry is served only while a stamp read after the request arrived is the
+ * same, which no change to what the answer holds leaves unchanged, whichever instance committed it.
+ * Reads of an unchanged page then cost the stamp read and a map lookup: no page query, no link-title
+ * lookup, no serialisation. The key's project and version scope are checked on every hit. Weighed in
+ * bytes against a budget (CACHE_MEMORY_MB).
  */
 export class PageResponseCache {
   private readonly cache: LruCache<CachedResponse>;
+  private readonly resolutions: LruCache<CachedResolution>;
   /** Lookups so far, for the metrics: an entry made under an older stamp is a miss. */
   private readonly lookups = { hits: 0, misses: 0 };
 
   constructor(
-    private readonly changeStamp: () => string | null,
-    maxEntries = 20_000,
-    maxChars = 64 * 1024 * 1024,
+    private readonly changeStamp: (projectId: number) => Promise<string | null> | string | null,
+    maxBytes = 128 * 1024 * 1024,
   ) {
-    this.cache = new LruCache(maxEntries, maxChars, (entry) => entry.body.length);
+    this.cache = new LruCache(
+      Math.max(1, Math.floor(maxBytes / 1024)),
+      maxBytes,
+      (entry) => entry.body.length + ENTRY_OVERHEAD,
+    );
+    // Resolutions are small: a sixty-fourth of the budget holds hundreds of thousands.
+    const resolutionBytes = Math.max(ENTRY_OVERHEAD, Math.floor(maxBytes / 64));
+    this.resolutions = new LruCache(
+      Math.max(1, Math.floor(resolutionBytes / ENTRY_OVERHEAD)),
+      resolutionBytes,
+      () => ENTRY_OVERHEAD,
+    );
   }
 
-  /** The stamp to make an answer under, or null when answers cannot be cached now. */
-  stamp(): string | null {
-    return this.changeStamp();
+  /**
+   * The project's stamp to serve and make answers under, read now (after the request arrived), or
+   * null when answers cannot be cached now.
+   */
+  stamp(projectId: number): Promise<string | null> | string | null {
+    return this.changeStamp(projectId);
   }
 
   get(key: string, stamp: string, projectId: number): CachedResponse | undefined {
@@ -46,12 +83,26 @@ export class PageResponseCache {
     return undefined;
   }
 
-  stats(): { hits: number; misses: number } {
-    return { ...this.lookups };
+  /** `stamp`: the one read before the answer's data was read, never after. */
+  set(
+    key: string,
+    stamp: string,
+    entry: Omit<CachedResponse, 'stamp' | 'body'> & { body: string | Buffer },
+  ): void {
+    const body = typeof entry.body === 'string' ? Buffer.from(entry.body) : entry.body;
+    this.cache.set(key, { ...entry, body, stamp });
   }
 
-  /** Kept only if nothing changed while the answer was being made. */
-  set(key: string, stamp: string, entry: Omit<CachedResponse, 'stamp'>): void {
-    if (this.changeStamp() === stamp) this.cache.set(key, { ...entry, stamp });
+  resolution(key: string, stamp: string, projectId: number): CachedResolution | undefined {
+    const entry = this.resolutions.get(key);
+    return entry !== undefined && entry.stamp === stamp && entry.projectId === projectId ? entry : undefined;
+  }
+
+  setResolution(key: string, stamp: string, entry: Omit<CachedResolution, 'stamp'>): void {
+    this.resolutions.set(key, { ...entry, stamp });
+  }
+
+  stats(): { hits: number; misses: number } {
+    return { ...this.lookups };
   }
 }

@@ -98,7 +98,7 @@ export class PagePlacer {
     await repo.place(db, page.id, { category_id: categoryId, parent_page_id: parentId, position });
     // Children stand in their parent's category.
     for (let level = [page.id]; level.length > 0;) {
-      level = await repo.childrenOf(db, level);
+      level = await repo.childrenOf(db, sectionId, level);
       if (level.length > 0) await repo.setCategory(db, level, categoryId);
     }
     return { categoryId, parentId };
@@ -125,7 +125,8 @@ export class PagePlacer {
     documentationId: number,
     category: { id: number; position: number },
   ): Promise<{ categoryId: number; position: number }> {
-    const position = ((await repo.lastPositionInCategory(db, category.id)) ?? category.position) + 1;
+    const last = await repo.lastPositionInCategory(db, documentationId, category.id);
+    const position = (last ?? category.position) + 1;
     await repo.shiftFrom(db, documentationId, position);
     return { categoryId: category.id, position };
   }

@@ -38,8 +38,9 @@ export class PageReader {
   async getJson(ctx: UseCaseContext, id: number, format: PageFormat): Promise<TaggedAnswer> {
     const projectId = ctx.scope.project.id;
     const key = `${id}:${format}`;
-    // Inside a transaction the stamp is null: nothing is served from, or kept in, the cache.
-    const stamp = this.responses.stamp();
+    // Inside a transaction nothing is served from, or kept in, the cache: the transaction may see
+    // its own writes, which no stamp covers until they commit.
+    const stamp = ctx.transaction === undefined ? await this.responses.stamp(projectId) : null;
     const cached = stamp === null ? undefined : this.responses.get(key, stamp, projectId);
     if (cached) {
       assertVersionInScope(ctx.scope, cached.versionId);
@@ -48,32 +49,69 @@ export class PageReader {
     const view = await this.queries.readView(ctx.transaction, projectId, id);
     if (!view) throw new NotFoundError(`Page ${id} not found.`);
     assertVersionInScope(ctx.scope, view.version_id);
-    const body = await this.serialise(view, format, ctx.transaction);
-    const state = pageStateTag(view);
-    const etag = format === 'darkdown' ? state : refinedTag(state, body);
-    if (stamp !== null) this.responses.set(key, stamp, { projectId, versionId: view.version_id, body, etag });
-    return { body, etag };
+    return this.answer(projectId, view, format, key, stamp, ctx.transaction);
   }
 
   /**
    * A page named by version, section and page slug. Where both the id and the slug of the version (or
-   * of the section) are given, both must name the same one; otherwise the request is a 400.
+   * of the section) are given, both must name the same one; otherwise the request is a 400. Where the
+   * slugs led, and the answer, are cached under the project's stamp like reads by id.
    */
   async getBySlugs(ctx: UseCaseContext, query: PageBySlugInput): Promise<string | Buffer> {
     const pageSlug = requireSlugQuery(query);
+    const projectId = ctx.scope.project.id;
+    const format = query.format ?? 'darkdown';
+    const stamp = ctx.transaction === undefined ? await this.responses.stamp(projectId) : null;
+    const slugKey = JSON.stringify([
+      query.version_id ?? null,
+      query.version_slug ?? null,
+      query.documentation_id ?? null,
+      query.documentation_slug ?? null,
+      pageSlug,
+    ]);
+    const resolved = stamp === null ? undefined : this.responses.resolution(slugKey, stamp, projectId);
+    if (resolved) {
+      assertVersionInScope(ctx.scope, resolved.versionId);
+      const cached = this.responses.get(`${resolved.pageId}:${format}`, stamp ?? '', projectId);
+      if (cached) return cached.body;
+    }
     const db = ctx.transaction ?? this.reader;
     const version = await this.version(db, ctx, query);
     const section = await this.section(db, ctx, version, query);
-    const view = await this.queries.readViewBySlug(
-      ctx.transaction,
-      ctx.scope.project.id,
-      section.id,
-      pageSlug,
-    );
+    const view = await this.queries.readViewBySlug(ctx.transaction, projectId, section.id, pageSlug);
     if (!view) {
       throw new NotFoundError(`Page '${pageSlug}' not found in documentation '${section.slug}'.`);
     }
-    return this.serialise(view, query.format ?? 'darkdown', ctx.transaction);
+    const key = `${view.id}:${format}`;
+    if (stamp !== null) {
+      this.responses.setResolution(slugKey, stamp, {
+        projectId,
+        pageId: view.id,
+        versionId: view.version_id,
+      });
+      // The page's answer by id may be current already: the same bytes, not made again.
+      const byId = this.responses.get(key, stamp, projectId);
+      if (byId) return byId.body;
+    }
+    return (await this.answer(projectId, view, format, key, stamp, ctx.transaction)).body;
+  }
+
+  /** Serialises a page read under `stamp` (read before the page was) and keeps it under that stamp. */
+  private async answer(
+    projectId: number,
+    view: PageView<Source>,
+    format: PageFormat,
+    key: string,
+    stamp: string | null,
+    trx: Executor | undefined,
+  ): Promise<TaggedAnswer> {
+    const body = await this.serialise(view, format, trx);
+    const state = pageStateTag(view);
+    const etag = format === 'darkdown' ? state : refinedTag(state, body);
+    if (stamp !== null) {
+      this.responses.set(key, stamp, { projectId, versionId: view.version_id, body, etag });
+    }
+    return { body, etag };
   }
 
   /**

@@ -9,11 +9,12 @@ import type { PageFormat } from './pages.schemas.ts';
 import { LruCache } from '../../shared/lru-cache.ts';
 
 export interface RenderCacheOptions {
-  /** rendered contents kept (default 20,000) */
-  maxEntries?: number;
-  /** characters kept, keys included (default 64 Mi) */
-  maxChars?: number;
+  /** what rendered contents may weigh, keys included (default 128 MiB; CACHE_MEMORY_MB sets it) */
+  maxBytes?: number;
 }
+
+/** What an entry costs besides its output and key: the map's bookkeeping. */
+const ENTRY_OVERHEAD = 100;
 
 export interface RenderStats {
   /** times the Darkdown engine actually ran */
@@ -63,10 +64,12 @@ export class PageRenderer {
     private readonly workers: WorkerPool,
     options: RenderCacheOptions = {},
   ) {
+    const maxBytes = options.maxBytes ?? 128 * 1024 * 1024;
+    // Weighed in bytes only: a budget, not a count, bounds what many small pages may hold.
     this.cache = new LruCache(
-      options.maxEntries ?? 20_000,
-      options.maxChars ?? 64 * 1024 * 1024,
-      (v) => v.length,
+      Math.max(1, Math.floor(maxBytes / ENTRY_OVERHEAD)),
+      maxBytes,
+      (v) => v.length + ENTRY_OVERHEAD,
     );
   }
 

@@ -1,5 +1,5 @@
 import { sql, type Insertable, type Kysely, type Selectable, type Updateable } from 'kysely';
-import type { DatabaseHandle } from '../../db/dialect.ts';
+import type { DatabaseHandle, DialectName } from '../../db/dialect.ts';
 import type { Executor } from '../../db/executor.ts';
 import { PreparedRead } from '../../db/prepared.ts';
 import type { Database, PageHistoryTable, PagesTable } from '../../db/schema.ts';
@@ -79,6 +79,58 @@ const readViews = (db: Executor, projectId: number, sqlite: boolean) => {
   ]);
 };
 
+/**
+ * What a new page needs to know of its section, read in one statement: the section (live, of a live
+ * version of the project), the slugs of its path, the project's variables, the last position of the
+ * section's index (pages and categories share it) and whether a page holds the slug wanted. Each
+ * subquery is one seek in an index: (documentation_id, position) of pages and of categories, and the
+ * unique (documentation_id, slug) of pages.
+ */
+export interface NewPageSection {
+  id: number;
+  version_id: number;
+  slug: string;
+  version_slug: string;
+  variables: string;
+  last_page: number | string | null;
+  last_category: number | string | null;
+  /** the slug asked about when a page of the section holds it, deleted ones included */
+  slug_holder: string | null;
+}
+
+const newPageSection = (db: Executor, projectId: number, documentationId: number, slug: string) =>
+  db
+    .selectFrom('documentation as d')
+    .innerJoin('versions as v', 'v.id', 'd.version_id')
+    .innerJoin('projects as pr', 'pr.id', 'v.project_id')
+    .select((eb) => [
+      'd.id',
+      'd.version_id',
+      'd.slug',
+      'v.slug as version_slug',
+      'pr.variables',
+      eb
+        .selectFrom('pages as lp')
+        .select((inner) => inner.fn.max('lp.position').as('position'))
+        .whereRef('lp.documentation_id', '=', 'd.id')
+        .as('last_page'),
+      eb
+        .selectFrom('categories as lc')
+        .select((inner) => inner.fn.max('lc.position').as('position'))
+        .whereRef('lc.documentation_id', '=', 'd.id')
+        .as('last_category'),
+      eb
+        .selectFrom('pages as sp')
+        .select('sp.slug')
+        .whereRef('sp.documentation_id', '=', 'd.id')
+        .where('sp.slug', '=', slug)
+        .as('slug_holder'),
+    ])
+    .where('v.project_id', '=', projectId)
+    .where('d.id', '=', documentationId)
+    .where('v.deleted_at', 'is', null)
+    .where('d.deleted_at', 'is', null);
+
 /** [auto$] link targets are looked up this many at a time. */
 const LINK_SLOTS = 4;
 
@@ -126,8 +178,21 @@ export class PageQueries {
     PageView<Source>
   >;
   private readonly titles: PreparedRead<Array<string | number | null>, LinkTitleRow>;
+  private readonly lockedById: PreparedRead<[projectId: number, id: number], PageView>;
+  private readonly newSection: PreparedRead<
+    [projectId: number, documentationId: number, slug: string],
+    NewPageSection
+  >;
 
   constructor(handle: DatabaseHandle) {
+    const postgres = handle.dialect === 'postgres';
+    this.lockedById = new PreparedRead(handle, 2, (db, projectId, id) => {
+      const query = views(db, projectId).where('p.id', '=', id);
+      return postgres ? query.forUpdate(['p']) : query;
+    });
+    this.newSection = new PreparedRead(handle, 3, (db, projectId, documentationId, slug) =>
+      newPageSection(db, projectId, documentationId, slug),
+    );
     this.byId = new PreparedRead(handle, 2, (db, projectId, id) =>
       views(db, projectId).where('p.id', '=', id),
     );
@@ -175,6 +240,24 @@ export class PageQueries {
     slug: string,
   ): Promise<PageView<Source> | undefined> {
     return this.readBySlug.first(trx, projectId, documentationId, slug);
+  }
+
+  /**
+   * As view, the page's row locked to commit on PostgreSQL (a concurrent writer of the page waits, and
+   * this read sees what it wrote); on SQLite the one writer connection already runs one at a time.
+   */
+  lockedView(trx: Executor, projectId: number, id: number): Promise<PageView | undefined> {
+    return this.lockedById.first(trx, projectId, id);
+  }
+
+  /** The section a page is created in, with what placing it needs (see NewPageSection). */
+  newPageSection(
+    trx: Executor,
+    projectId: number,
+    documentationId: number,
+    slug: string,
+  ): Promise<NewPageSection | undefined> {
+    return this.newSection.first(trx, projectId, documentationId, slug);
   }
 
   /** Titles of the pages named by `${documentationSlug}/${pageSlug}` keys in one version. */
@@ -226,6 +309,41 @@ export const pagesRepository = {
       .executeTakeFirst();
   },
 
+  /**
+   * PostgreSQL: locks the section's row to commit, as DocumentationService.lockIndex does, when the
+   * section is of the project (another project's row is left alone; the read that follows finds
+   * nothing). SQLite needs no lock: its one writer connection runs one transaction at a time.
+   */
+  async lockSection(db: Executor, dialect: DialectName, projectId: number, documentationId: number) {
+    if (dialect !== 'postgres') return;
+    await db
+      .selectFrom('documentation')
+      .select('id')
+      .where('id', '=', documentationId)
+      .where('version_id', 'in', (eb) =>
+        eb.selectFrom('versions').select('id').where('project_id', '=', projectId),
+      )
+      .forUpdate()
+      .execute();
+  },
+
+  /**
+   * As lockSection, for the section of a page, so that one statement takes the lock a page's writer
+   * would otherwise need a read of the page for (a page never changes sections).
+   */
+  async lockSectionOfPage(db: Executor, dialect: DialectName, projectId: number, pageId: number) {
+    if (dialect !== 'postgres') return;
+    await db
+      .selectFrom('documentation')
+      .select('id')
+      .where('id', '=', (eb) => eb.selectFrom('pages').select('documentation_id').where('id', '=', pageId))
+      .where('version_id', 'in', (eb) =>
+        eb.selectFrom('versions').select('id').where('project_id', '=', projectId),
+      )
+      .forUpdate()
+      .execute();
+  },
+
   async place(
     db: Executor,
     id: number,
@@ -234,12 +352,16 @@ export const pagesRepository = {
     await db.updateTable('pages').set(values).where('id', '=', id).execute();
   },
 
-  /** The live children of some pages. */
-  async childrenOf(db: Executor, ids: readonly number[]): Promise<number[]> {
+  /**
+   * The live children of some pages of a section. The section narrows the read to its rows in an
+   * index (nothing indexes parent_page_id: without it, every page of the database is read).
+   */
+  async childrenOf(db: Executor, documentationId: number, ids: readonly number[]): Promise<number[]> {
     if (ids.length === 0) return [];
     const rows = await db
       .selectFrom('pages')
       .select('id')
+      .where('documentation_id', '=', documentationId)
       .where('parent_page_id', 'in', ids)
       .where('deleted_at', 'is', null)
       .execute();
@@ -251,10 +373,16 @@ export const pagesRepository = {
     await db.updateTable('pages').set({ category_id: categoryId }).where('id', 'in', ids).execute();
   },
 
-  async lastPositionInCategory(db: Executor, categoryId: number): Promise<number | null> {
+  /** The last position of a category's pages; the section narrows the read as in childrenOf. */
+  async lastPositionInCategory(
+    db: Executor,
+    documentationId: number,
+    categoryId: number,
+  ): Promise<number | null> {
     const row = await db
       .selectFrom('pages')
       .select((eb) => eb.fn.max('position').as('max'))
+      .where('documentation_id', '=', documentationId)
       .where('category_id', '=', categoryId)
       .executeTakeFirst();
     return row?.max === null || row?.max === undefined ? null : Number(row.max);

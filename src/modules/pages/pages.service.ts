@@ -6,7 +6,7 @@ import {
   type UseCaseContext,
 } from '../../auth/actor.ts';
 import type { Clock } from '../../clock.ts';
-import type { DatabaseHandle } from '../../db/dialect.ts';
+import type { DatabaseHandle, DialectName } from '../../db/dialect.ts';
 import { int, type Executor } from '../../db/executor.ts';
 import type { Database, PageHistoryTable } from '../../db/schema.ts';
 import { pickSlug, slugConflict } from '../../db/siblings.ts';
@@ -19,15 +19,15 @@ import { assertSlug, slugify } from '../../shared/slug.ts';
 import { assertNotBlank } from '../../shared/text.ts';
 import type { DocumentationService } from '../documentation/documentation.service.ts';
 import type { VersionsService } from '../versions/versions.service.ts';
-import { PageResponseCache } from './page-responses.ts';
+import { DEFAULT_PAGE_CACHE_BYTES, PageResponseCache, type PageCacheOptions } from './page-responses.ts';
 import { assertPageIfMatch, presentPage, type Page } from './pages.presenter.ts';
 import { PageHistory, type RevisionList } from './pages.history.ts';
 import { PagePlacer } from './pages.placement.ts';
 import { PageTrash, type PurgeReport } from './pages.trash.ts';
 import { PageReader, type TaggedAnswer } from './pages.reader.ts';
 import type { WorkerPool } from '../../workers/pool.ts';
-import { PageRenderer, type RenderCacheOptions, type RenderStats } from './pages.renderer.ts';
-import { PageQueries, pagesRepository as repo, type PageView } from './pages.repository.ts';
+import { PageRenderer, type RenderStats } from './pages.renderer.ts';
+import { PageQueries, pagesRepository as repo, type PageRow, type PageView } from './pages.repository.ts';
 import type { PageBySlugInput, PageCreateInput, PageFormat, PageUpdateInput } from './pages.schemas.ts';
 
 export const CREATE_MESSAGE = 'Created using API';
@@ -55,23 +55,26 @@ export class PagesService {
   private readonly revisions: PageHistory;
   private readonly trash: PageTrash;
   private readonly responses: PageResponseCache;
+  private readonly dialect: DialectName;
 
   constructor(
     database: DatabaseHandle,
     private readonly clock: Clock,
     private readonly changes: ChangeRecorder,
     versions: VersionsService,
-    private readonly documentation: DocumentationService,
+    documentation: DocumentationService,
     workers: WorkerPool,
-    renderCache: RenderCacheOptions = {},
+    caches: PageCacheOptions,
   ) {
     this.db = database.db;
+    this.dialect = database.dialect;
     this.queries = new PageQueries(database);
-    this.renderer = new PageRenderer(this.queries, workers, renderCache);
+    const cacheBytes = (caches.memoryBytes ?? DEFAULT_PAGE_CACHE_BYTES) / 2;
+    this.renderer = new PageRenderer(this.queries, workers, { maxBytes: cacheBytes });
     this.placer = new PagePlacer(documentation);
     this.revisions = new PageHistory(database.reader, this.queries);
     this.trash = new PageTrash(this.db, this.queries, clock, changes, documentation);
-    this.responses = new PageResponseCache(() => database.changeStamp());
+    this.responses = new PageResponseCache(caches.stamp, cacheBytes);
     this.reader = new PageReader(
       database.reader,
       this.queries,
@@ -150,14 +153,19 @@ export class PagesService {
     const message = input.message ?? CREATE_MESSAGE;
     return inTransaction(this.db, ctx, async (tx) => {
       const trx = tx.transaction;
-      const section = await this.documentation.resolve(trx, ctx.scope, documentationId);
-      await this.documentation.lockIndex(trx, section.id);
-      const placement = await this.placer.placeNew(
-        trx,
-        section.id,
-        input.categoryTitle,
-        at.categoryId ?? null,
-      );
+      const projectId = ctx.scope.project.id;
+      // One read gives the section, its index's end and whether the slug is free, under the lock
+      // (PostgreSQL) that keeps both true until commit.
+      await repo.lockSection(trx, this.dialect, projectId, documentationId);
+      const base = input.slug ?? slugify(input.title, 'page');
+      const section = await this.queries.newPageSection(trx, projectId, documentationId, base);
+      if (!section) throw new NotFoundError(`Documentation ${documentationId} not found.`);
+      assertVersionInScope(ctx.scope, section.version_id);
+      const end = Math.max(Number(section.last_page ?? 0), Number(section.last_category ?? 0)) + 1;
+      const placement =
+        input.categoryTitle === undefined && (at.categoryId ?? null) === null
+          ? { categoryId: null, position: end }
+          : await this.placer.placeNew(trx, section.id, input.categoryTitle, at.categoryId ?? null);
       const parentId = at.parentId ?? null;
       if (parentId !== null) {
         const parent = await this.view(trx, ctx.scope, parentId);
@@ -165,12 +173,12 @@ export class PagesService {
           throw new InvalidFieldError('parentId', `names a page outside documentation ${section.id}`);
         }
       }
-      const slug = await pickSlug(trx, 'pages', section.id, {
-        kind: 'page',
-        explicit: input.slug,
-        title: input.title,
-        fallback: 'page',
-      });
+      if (input.slug !== undefined && section.slug_holder !== null) throw slugConflict('page', input.slug);
+      // A free slug of the title's is the one pickSlug would choose; only a taken one needs the family.
+      const slug =
+        section.slug_holder === null
+          ? base
+          : await pickSlug(trx, 'pages', section.id, { kind: 'page', title: input.title, fallback: 'page' });
       const now = toStoredDate(this.clock.now());
       const row = await explicitSlug(input.slug, () =>
         repo.insert(trx, {
@@ -188,10 +196,16 @@ export class PagesService {
           updated: now,
         }),
       );
-      const view = await this.view(trx, ctx.scope, row.id);
+      const view: PageView = {
+        ...viewOf(row),
+        version_id: section.version_id,
+        documentation_slug: section.slug,
+        version_slug: section.version_slug,
+        variables: section.variables,
+      };
       return this.record(tx, view, 'create', message, (page) => ({
         type: 'page.created',
-        projectId: ctx.scope.project.id,
+        projectId,
         page,
         documentationId: section.id,
         categoryId: placement.categoryId,
@@ -225,9 +239,18 @@ export class PagesService {
     const message = input.message ?? UPDATE_MESSAGE;
     return inTransaction(this.db, ctx, async (tx) => {
       const trx = tx.transaction;
-      const before = await this.view(trx, ctx.scope, id);
-      await this.documentation.lockIndex(trx, before.documentation_id);
-      assertPageIfMatch(ctx.ifMatch, await this.view(trx, ctx.scope, id));
+      // A new slug or place needs the section's lock (PostgreSQL), then the page as it stands under it;
+      // the contents and `listed` need only the page's row.
+      const placing =
+        input.title !== undefined ||
+        input.slug !== undefined ||
+        input.categoryTitle !== undefined ||
+        input.parentId !== undefined;
+      if (placing) await repo.lockSectionOfPage(trx, this.dialect, ctx.scope.project.id, id);
+      const before = placing
+        ? await this.view(trx, ctx.scope, id)
+        : await this.lockedView(trx, ctx.scope, id);
+      assertPageIfMatch(ctx.ifMatch, before);
       let slug = before.slug;
       if (input.slug !== undefined) {
         slug = await pickSlug(trx, 'pages', before.documentation_id, {
@@ -247,7 +270,7 @@ export class PagesService {
               parentId: input.parentId,
             })
           : undefined;
-      await explicitSlug(input.slug, () =>
+      const row = await explicitSlug(input.slug, () =>
         repo.update(trx, id, {
           ...(input.title !== undefined ? { title: input.title } : {}),
           ...(input.content !== undefined ? { content_draft: input.content } : {}),
@@ -256,7 +279,7 @@ export class PagesService {
           updated: toStoredDate(this.clock.now()),
         }),
       );
-      const after = await this.view(trx, ctx.scope, id);
+      const after: PageView = { ...before, ...viewOf(row) };
       return this.record(tx, after, 'update', message, (page) => ({
         type: 'page.updated',
         projectId: ctx.scope.project.id,
@@ -276,19 +299,18 @@ export class PagesService {
   async publish(ctx: UseCaseContext, id: number): Promise<Page> {
     return inTransaction(this.db, ctx, async (tx) => {
       const trx = tx.transaction;
-      const found = await this.view(trx, ctx.scope, id);
-      await this.documentation.lockIndex(trx, found.documentation_id);
-      // Read again under the lock: a concurrent publish may have taken the draft meanwhile.
-      const current = await this.view(trx, ctx.scope, id);
+      // Read with the page's row locked (PostgreSQL): a concurrent publish may have taken the draft.
+      // Publishing moves no slug and no position, so the section's lock is not needed.
+      const current = await this.lockedView(trx, ctx.scope, id);
       assertPageIfMatch(ctx.ifMatch, current);
       if (current.content_draft === null) return presentPage(current);
-      await repo.update(trx, id, {
+      const row = await repo.update(trx, id, {
         content_published: current.content_draft,
         content_draft: null,
         listed: int(true),
         updated: toStoredDate(this.clock.now()),
       });
-      const after = await this.view(trx, ctx.scope, id);
+      const after: PageView = { ...current, ...viewOf(row) };
       return this.record(tx, after, 'publish', PUBLISH_MESSAGE, (page) => ({
         type: 'page.published',
         projectId: ctx.scope.project.id,
@@ -302,6 +324,14 @@ export class PagesService {
   /** A live page of the scope's project, honouring its version scope (404 / 403). */
   private async view(trx: Executor, scope: Scope, id: number): Promise<PageView> {
     const view = await this.queries.view(trx, scope.project.id, id);
+    if (!view) throw new NotFoundError(`Page ${id} not found.`);
+    assertVersionInScope(scope, view.version_id);
+    return view;
+  }
+
+  /** As view, with the page's row locked to commit (PostgreSQL). */
+  private async lockedView(trx: Executor, scope: Scope, id: number): Promise<PageView> {
+    const view = await this.queries.lockedView(trx, scope.project.id, id);
     if (!view) throw new NotFoundError(`Page ${id} not found.`);
     assertVersionInScope(scope, view.version_id);
     return view;
@@ -351,6 +381,21 @@ export class PagesService {
     await this.changes.record(tx, event(page));
     return page;
   }
+}
+
+/** The page's own fields of a view, as a write returned them (the joined ones are the caller's). */
+function viewOf(row: PageRow) {
+  return {
+    id: row.id,
+    documentation_id: row.documentation_id,
+    title: row.title,
+    slug: row.slug,
+    listed: row.listed,
+    content_draft: row.content_draft,
+    content_published: row.content_published,
+    created: row.created,
+    updated: row.updated,
+  };
 }
 
 /** A unique violation on a slug the caller chose is their conflict (409), not a race to retry. */

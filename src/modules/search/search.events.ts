@@ -10,9 +10,18 @@ export function searchSubscriber(indexer: SearchIndexer): ChangeSubscriber {
   return async (trx, { event }) => {
     switch (event.type) {
       case 'page.published':
-      case 'page.updated':
-        // An update changes the draft, but also the title and slug the published entries carry.
         return indexer.page(trx, event.page.id);
+      case 'page.updated':
+        // The entries carry the published contents, the title, the slug, and exist while the page is
+        // listed: an update of the draft alone, or a move in the index, leaves them as they are.
+        if (
+          event.page.title !== event.before.title ||
+          event.page.slug !== event.before.slug ||
+          event.listed !== undefined
+        ) {
+          return indexer.page(trx, event.page.id);
+        }
+        return;
       case 'version.updated':
         if (event.version.published !== event.before.published || event.version.slug !== event.before.slug) {
           return indexer.version(trx, event.version.id);

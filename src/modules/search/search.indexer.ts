@@ -138,7 +138,11 @@ export class SearchIndexer {
 
   /** On SQLite the FTS rows go first, batch by batch (removing one means reading its words again). */
   private async remove(trx: Executor, scope: Scope, id: number): Promise<void> {
-    if (this.dialect === 'sqlite') {
+    if (this.dialect === 'sqlite' && scope === 'page_id') {
+      // A page has a few entries (one per heading): one statement, nothing to spread over turns.
+      await sql`delete from search_fts where rowid in (
+        select id from search_entries where page_id = ${id})`.execute(trx);
+    } else if (this.dialect === 'sqlite') {
       const rows = await trx.selectFrom('search_entries').select('id').where(scope, '=', id).execute();
       for (let start = 0; start < rows.length; start += BATCH) {
         const ids = rows.slice(start, start + BATCH).map((row) => sql`${row.id}`);

@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import type { Transaction } from 'kysely';
+import type { DatabaseHandle } from '../../db/dialect.ts';
+import type { Database } from '../../db/schema.ts';
 import type { ChangeEvent } from '../../events/change-events.ts';
 import type { ChangeSubscriber } from '../../events/change-recorder.ts';
 import { formatApiDate, toStoredDate } from '../../shared/dates.ts';
@@ -67,17 +70,87 @@ export function outgoing(event: ChangeEvent): Outgoing | null {
   }
 }
 
+/** A live webhook of a project, with the event types it receives. */
+interface Subscription {
+  id: number;
+  events: ReadonlySet<string>;
+}
+
+/** Projects whose webhooks are kept at once; past it the cache starts over. */
+const CACHED_PROJECTS = 10_000;
+
+/**
+ * Each project's live webhooks, for the outbox. On PostgreSQL they are read in every change's
+ * transaction. On SQLite they are kept, and read again only when they may have changed: a webhook
+ * created or deleted here (its change event drops the project's entry), or a commit by any other
+ * connection to the file (another process, another app in this one), which moves the writer
+ * connection's `PRAGMA data_version`. The subscriber runs after the change's own writes, so its
+ * transaction holds the file's write lock and nothing else commits while it reads. A transaction that
+ * created or deleted a webhook reads them itself (what it sees may yet roll back) and keeps nothing.
+ */
+export class WebhookSubscriptions {
+  private readonly kept = new Map<number, Subscription[]>();
+  private readonly touched = new WeakSet<Transaction<Database>>();
+  private readonly dataVersion: (() => unknown) | null;
+  private version: unknown = null;
+
+  constructor(database: DatabaseHandle) {
+    const writer = database.sqlite;
+    if (writer === null) {
+      this.dataVersion = null;
+    } else {
+      const statement = writer.prepare('PRAGMA data_version').pluck();
+      this.dataVersion = () => statement.get();
+    }
+  }
+
+  async of(trx: Transaction<Database>, projectId: number): Promise<Subscription[]> {
+    if (this.dataVersion === null || this.touched.has(trx)) return read(trx, projectId);
+    const version = this.dataVersion();
+    if (version !== this.version) {
+      this.kept.clear();
+      this.version = version;
+    }
+    const kept = this.kept.get(projectId);
+    if (kept !== undefined) return kept;
+    const hooks = await read(trx, projectId);
+    if (this.dataVersion() === version && !this.touched.has(trx)) {
+      if (this.kept.size >= CACHED_PROJECTS) this.kept.clear();
+      this.kept.set(projectId, hooks);
+    }
+    return hooks;
+  }
+
+  /** A webhook of the project was created or deleted in `trx`. */
+  changed(trx: Transaction<Database>, projectId: number): void {
+    this.touched.add(trx);
+    this.kept.delete(projectId);
+  }
+}
+
+async function read(trx: Transaction<Database>, projectId: number): Promise<Subscription[]> {
+  const rows = await repo.subscriptions(trx, projectId);
+  return rows.map((row) => ({ id: row.id, events: new Set(JSON.parse(row.events) as string[]) }));
+}
+
 /**
  * The outbox: in the change's transaction, one delivery per live webhook of the project that receives
- * the change's event type. A change of a project without webhooks costs one indexed read. The
- * dispatcher is told after the rows are written (`written`), so it looks again once they commit.
+ * the change's event type. A change of a project without webhooks costs one indexed read on
+ * PostgreSQL, none on SQLite while they are kept (WebhookSubscriptions). The dispatcher is told after
+ * the rows are written (`written`), so it looks again once they commit.
  */
-export function webhooksSubscriber(written: () => void): ChangeSubscriber {
+export function webhooksSubscriber(
+  written: () => void,
+  subscriptions: WebhookSubscriptions,
+): ChangeSubscriber {
   return async (trx, { event, at }) => {
+    if (event.type === 'webhook.created' || event.type === 'webhook.deleted') {
+      subscriptions.changed(trx, event.projectId);
+    }
     const message = outgoing(event);
     if (message === null) return;
-    const hooks = await repo.subscriptions(trx, event.projectId);
-    const targets = hooks.filter((hook) => (JSON.parse(hook.events) as string[]).includes(message.type));
+    const hooks = await subscriptions.of(trx, event.projectId);
+    const targets = hooks.filter((hook) => hook.events.has(message.type));
     if (targets.length === 0) return;
     const created = toStoredDate(at);
     const payload = JSON.stringify({
