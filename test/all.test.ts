@@ -2,6 +2,7 @@ import type { KyselyPlugin } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.ts';
 import { AllService } from '../src/modules/all/all.service.ts';
+import { openapiYaml, upload } from './helpers/references.ts';
 import {
   createDocumentation,
   createKey,
@@ -374,12 +375,13 @@ describe('GET /all', () => {
 
   it('runs one query per resource kind, however many items there are', async () => {
     let queries = 0;
+    // Counted as they return: a subquery is transformed on its own too, but not executed.
     const counter: KyselyPlugin = {
-      transformQuery: (args) => {
+      transformQuery: (args) => args.node,
+      transformResult: (args) => {
         queries++;
-        return args.node;
+        return Promise.resolve(args.result);
       },
-      transformResult: (args) => Promise.resolve(args.result),
     };
     const counted = new AllService(t.deps.database.db.withPlugin(counter), t.deps.versions);
     const app = await buildApp({ ...t.deps, all: counted }, { logger: false });
@@ -393,7 +395,8 @@ describe('GET /all', () => {
         expect(res.statusCode).toBe(200);
         return queries;
       };
-      expect(await count('')).toBe(4);
+      // The audit position that the entity tag is derived from, then the four kinds.
+      expect(await count('')).toBe(5);
       for (let v = 0; v < 3; v++) {
         const version = await createVersion(t.deps, w.project.id);
         await insertReference(version.id);
@@ -402,10 +405,24 @@ describe('GET /all', () => {
           for (let p = 0; p < 5; p++) await insertPage(section.id);
         }
       }
-      expect(await count('')).toBe(4);
-      expect(await count('?published=true')).toBe(4);
+      expect(await count('')).toBe(5);
+      expect(await count('?published=true')).toBe(5);
       // Plus the one that resolves the named version.
-      expect(await count(`?versionId=${w.version.id}`)).toBe(5);
+      expect(await count(`?versionId=${w.version.id}`)).toBe(6);
+
+      // A client holding the current answer costs the tag's reads only: nothing is listed.
+      const current = await client(app, w.key).get('/all');
+      const conditional = async (query: string, etag: string | undefined) => {
+        queries = 0;
+        const res = await client(app, w.key).get(`/all${query}`, {
+          headers: { 'if-none-match': etag ?? '' },
+        });
+        expect(res.statusCode).toBe(304);
+        return queries;
+      };
+      expect(await conditional('', current.headers.etag)).toBe(1);
+      const one = await client(app, w.key).get(`/all?versionId=${w.version.id}`);
+      expect(await conditional(`?versionId=${w.version.id}`, one.headers.etag)).toBe(2);
     } finally {
       await app.close();
     }
@@ -435,5 +452,202 @@ describe('GET /all parameter errors', () => {
     expect(expectErrorShape(res).details).toEqual([
       { field: 'query.versionId', message: 'must be integer or must be "latest"' },
     ]);
+  });
+});
+
+describe('GET /all entity tags', () => {
+  const getAll304 = (key: string, query: string, etag: string) =>
+    client(t.app, key).get(`/all${query}`, { headers: { 'if-none-match': etag } });
+  const etagOf = (res: { headers: Record<string, unknown> }): string => {
+    const etag = res.headers.etag;
+    expect(typeof etag).toBe('string');
+    return etag as string;
+  };
+
+  it('answers 304 without a body to a request naming the current tag, and counts it against the limit', async () => {
+    const w = await createWorld(t.deps);
+    await insertPage(w.documentation.id, { title: 'Intro' });
+    const api = client(t.app, w.key);
+    const first = await api.get('/all');
+    expect(first.statusCode).toBe(200);
+    const etag = etagOf(first);
+    expect(etag).toMatch(/^"[A-Za-z0-9_-]+"$/);
+
+    const again = await api.get('/all');
+    expect(again.statusCode).toBe(200);
+    expect(etagOf(again)).toBe(etag);
+    expect(again.body).toBe(first.body);
+
+    for (const given of [etag, `W/${etag}`, `"other", ${etag}`, '*']) {
+      const res = await getAll304(w.key, '', given);
+      expect(res.statusCode).toBe(304);
+      expect(res.body).toBe('');
+      expect(res.headers['content-type']).toBeUndefined();
+      expect(etagOf(res)).toBe(etag);
+      expect(res.headers['x-ratelimit-limit']).toBe('30');
+    }
+    const stale = await getAll304(w.key, '', '"stale"');
+    expect(stale.statusCode).toBe(200);
+    expect(stale.body).toBe(first.body);
+
+    // 7 requests so far; a 304 takes one of the 30 an hour like any other answer.
+    for (let i = 7; i < 30; i++) expect((await getAll304(w.key, '', etag)).statusCode).toBe(304);
+    const limited = await getAll304(w.key, '', etag);
+    expect(limited.statusCode).toBe(429);
+    expectErrorShape(limited);
+  });
+
+  it('changes the tag with every change to the listing made through the API, and only then', async () => {
+    const w = await createWorld(t.deps);
+    const other = await createWorld(t.deps);
+    const api = client(t.app, w.key);
+    const ok = async (res: Promise<{ statusCode: number; body: string }>) => {
+      const done = await res;
+      expect([200, 201], done.body).toContain(done.statusCode);
+      return JSON.parse(done.body) as { id: number };
+    };
+    const page = await ok(
+      api.post(`/documentation/${w.documentation.id}/page`, { title: 'Walruses', content: 'Hi' }),
+    );
+    const sibling = await ok(
+      api.post(`/documentation/${w.documentation.id}/page`, { title: 'Seals', content: 'Hi' }),
+    );
+
+    // Readers of the listing, made before the first tag (a new key is a change), taken in turn so
+    // that none reaches the 30 an hour.
+    const readers: string[] = [];
+    for (let i = 0; i < 3; i++) readers.push((await createKey(t.deps, w.project.id)).key);
+    let turn = 0;
+    const read = (etag?: string) => getAll304(readers[turn++ % readers.length]!, '', etag ?? '"none"');
+
+    const first = await read();
+    let etag = etagOf(first);
+    let body = first.body;
+    const seen = new Set([etag]);
+    const expectChanged = async (label: string, answerChanges = true) => {
+      const res = await read(etag);
+      expect(res.statusCode, label).toBe(200);
+      const next = etagOf(res);
+      expect(seen.has(next), label).toBe(false);
+      if (answerChanges) expect(res.body, label).not.toBe(body);
+      seen.add(next);
+      etag = next;
+      body = res.body;
+      // Then stable again while nothing changes.
+      expect((await read(etag)).statusCode, label).toBe(304);
+    };
+
+    // A change in another project is no change here.
+    await ok(client(t.app, other.key).put(`/version/${other.version.id}`, { name: 'elsewhere' }));
+    expect((await read(etag)).statusCode).toBe(304);
+
+    await ok(api.post(`/documentation/${w.documentation.id}/page`, { title: 'Otters', content: 'Hi' }));
+    await expectChanged('page created');
+    await ok(api.put(`/page/${page.id}`, { title: 'Walrus' }));
+    await expectChanged('page title');
+    await ok(api.put(`/page/${page.id}`, { slug: 'walrus-page' }));
+    await expectChanged('page slug');
+    await ok(api.put(`/page/${page.id}`, { listed: true }));
+    await expectChanged('page listed');
+    await ok(api.put(`/page/${sibling.id}`, { parentId: page.id }));
+    await expectChanged('page parent and order', false);
+    await ok(api.put(`/page/${page.id}/publish`));
+    await expectChanged('page published', false);
+    await ok(api.delete(`/page/${page.id}`));
+    await expectChanged('page deleted');
+    await ok(api.post(`/page/${page.id}/restore`));
+    await expectChanged('page restored');
+    await ok(api.put(`/documentation/${w.documentation.id}`, { title: 'Handbook' }));
+    await expectChanged('section title');
+    const section = await ok(api.post(`/version/${w.version.id}/documentation`, { title: 'Recipes' }));
+    await expectChanged('section created');
+    await ok(api.put(`/documentation/${section.id}`, { ordr: 0 }));
+    await expectChanged('section order');
+    await ok(api.put(`/documentation/${section.id}`, { published: true }));
+    await expectChanged('section published');
+    await ok(api.delete(`/documentation/${section.id}`));
+    await expectChanged('section deleted');
+    await ok(upload(t.app, w.key, w.version.id, openapiYaml('Pets API'), { publish: false }));
+    await expectChanged('reference uploaded');
+    await ok(upload(t.app, w.key, w.version.id, openapiYaml('Pets API'), { publish: true }));
+    await expectChanged('reference published');
+    await ok(api.put(`/version/${w.version.id}`, { name: 'v1.0' }));
+    await expectChanged('version name');
+    const version = await ok(api.post('/version', { name: 'v2' }));
+    await expectChanged('version created');
+    await ok(api.put(`/version/${version.id}`, { published: true }));
+    await expectChanged('version published');
+    await ok(api.delete(`/version/${version.id}`));
+    await expectChanged('version deleted');
+  });
+
+  it('differs between queries and key scopes, which answer differently', async () => {
+    const w = await createWorld(t.deps);
+    await insertPage(w.documentation.id);
+    await insertPage(w.documentation.id, { listed: false });
+    const v2 = await createVersion(t.deps, w.project.id, { name: 'v2', published: true });
+    await insertPage((await createDocumentation(t.deps, v2.id)).id);
+    const scoped = await createKey(t.deps, w.project.id, { versions: [v2.id] });
+    const none = await createKey(t.deps, w.project.id, { versions: [] });
+    const answers = [
+      [w.key, ''],
+      [w.key, '?published=true'],
+      [w.key, `?versionId=${w.version.id}`],
+      [w.key, `?versionId=${v2.id}`],
+      [scoped.key, ''],
+      [none.key, ''],
+    ] as const;
+    // Made first: making a key is a change of the project (an audit entry), which moves the tags.
+    const twin = await createKey(t.deps, w.project.id);
+    const tags: string[] = [];
+    for (const [key, query] of answers) {
+      const res = await client(t.app, key).get(`/all${query}`);
+      expect(res.statusCode).toBe(200);
+      tags.push(etagOf(res));
+    }
+    expect(new Set(tags).size).toBe(answers.length);
+    // A tag of one answer is no proof of holding another.
+    const [first, second] = tags;
+    expect((await getAll304(w.key, '?published=true', first!)).statusCode).toBe(200);
+    expect((await getAll304(scoped.key, '', first!)).statusCode).toBe(200);
+    expect((await getAll304(w.key, '?published=true', second!)).statusCode).toBe(304);
+    // The same answer for the same query and scope, whichever key asks.
+    expect((await getAll304(twin.key, '', first!)).statusCode).toBe(304);
+  });
+
+  it('writes text that is exactly the serialised dictionaries, ids ascending, any characters escaped', async () => {
+    const w = await createWorld(t.deps);
+    const second = await createDocumentation(t.deps, w.version.id, {
+      title: 'Other "section"',
+      slug: 'other',
+    });
+    const titles = [
+      'Quotes " and \\ backslash',
+      'Line\nbreak\tand \u0001 control',
+      'Separators \u2028 \u2029 and </script><script>alert(1)</script>',
+      'Emoji 🦭, accents éà, \u007f and \ufeff',
+      'Plain',
+      'Plain too',
+    ];
+    const ids: number[] = [];
+    // Alternating between two sections, so that the rows of a section are not those of the id order.
+    for (const [i, title] of titles.entries()) {
+      ids.push(await insertPage(i % 2 === 0 ? second.id : w.documentation.id, { title }));
+    }
+    await insertReference(w.version.id, { title: 'Ref "one"' });
+    const res = await client(t.app, w.key).get('/all');
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    const parsed = res.json<{ page: Record<string, { title: string; path: string }> }>();
+    for (const [i, id] of ids.entries()) {
+      expect(parsed.page[id]?.title).toBe(titles[i]);
+    }
+    expect(parsed.page[ids[0]!]?.path).toMatch(/^v1\/other\/page-\d+$/);
+    // JSON.stringify writes integer keys in ascending order; the answer's text must be the same.
+    expect(res.body).toBe(JSON.stringify(parsed));
+    const order = [
+      ...res.body.matchAll(/"(\d+)":\{"title":"(?:[^"\\]|\\.)*","slug":"(?:[^"\\]|\\.)*","path"/g),
+    ].map((m) => Number(m[1]));
+    expect(order).toEqual(sorted(ids));
   });
 });

@@ -1,71 +1,59 @@
 import type { Static } from '@sinclair/typebox';
 import { bool } from '../../db/executor.ts';
-import { formatApiDate } from '../../shared/dates.ts';
-import type { AllDocumentationRow, AllPageRow, AllReferenceRow, AllVersionRow } from './all.repository.ts';
-import type {
-  AllDocumentationSchema,
-  AllPageSchema,
-  AllReferenceSchema,
-  AllVersionSchema,
-} from './all.schemas.ts';
+import type { AllDocumentationRow, AllReferenceRow, AllVersionRow } from './all.repository.ts';
+import type { AllProjectSchema } from './all.schemas.ts';
 
-export type AllPage = Static<typeof AllPageSchema>;
-export type AllDocumentation = Static<typeof AllDocumentationSchema>;
-export type AllReference = Static<typeof AllReferenceSchema>;
-export type AllVersion = Static<typeof AllVersionSchema>;
+export type AllProject = Static<typeof AllProjectSchema>;
 
-export interface AllProject {
-  page: Record<string, AllPage>;
-  documentation: Record<string, AllDocumentation>;
-  reference: Record<string, AllReference>;
-  version: Record<string, AllVersion>;
+export interface AllRows {
+  versions: AllVersionRow[];
+  documentation: AllDocumentationRow[];
+  references: AllReferenceRow[];
+  /** the page dictionary's members (`"<id>":{…},…`), as allRepository.pagesJson writes them */
+  pagesJson: string;
 }
 
-export const emptyAllProject = (): AllProject => ({
-  page: {},
-  documentation: {},
-  reference: {},
-  version: {},
-});
+/** The answer of a listing that holds nothing (a key whose version scope is empty). */
+export const EMPTY_ALL_JSON = '{"page":{},"documentation":{},"reference":{},"version":{}}';
 
-/** Rows → a dictionary keyed by id as a string, in id order (how JavaScript orders integer keys). */
-export function byId<R extends { id: number }, T>(
-  rows: readonly R[],
-  present: (row: R) => T,
-): Record<string, T> {
-  const out: Record<string, T> = {};
-  for (const row of rows) out[String(row.id)] = present(row);
-  return out;
+// Each item is written field by field in the order of its schema in all.schemas.ts. Every string
+// goes through JSON.stringify (quotes, backslashes, control characters); numbers are database
+// integers and booleans are written as literals, so the text is always valid JSON and is what
+// serialising the items as objects gave.
+const str = JSON.stringify as (value: string) => string;
+const boolJson = (value: number | boolean): string => (bool(value) ? 'true' : 'false');
+const int = (value: number): string => String(Math.trunc(Number(value)));
+
+/** A dictionary keyed by id, `{"<id>":<item>,…}`, in ascending id order: the order in which
+ * JavaScript lists integer keys, and so the order the dictionaries always had. */
+function dictionary<R extends { id: number }>(rows: readonly R[], item: (row: R) => string): string {
+  const ordered = [...rows].sort((a, b) => a.id - b.id);
+  return `{${ordered.map((row) => `"${int(row.id)}":${item(row)}`).join(',')}}`;
 }
 
-export const presentAllVersion = (r: AllVersionRow): AllVersion => ({
-  name: r.name,
-  slug: r.slug,
-  published: bool(r.published),
-  ordr: r.ordr,
-});
+const versionJson = (r: AllVersionRow): string =>
+  `{"name":${str(r.name)},"slug":${str(r.slug)},"published":${boolJson(r.published)},"ordr":${int(r.ordr)}}`;
 
-export const presentAllDocumentation = (r: AllDocumentationRow): AllDocumentation => ({
-  title: r.title,
-  slug: r.slug,
-  versionId: r.version_id,
-  published: bool(r.published),
-  ordr: r.ordr,
-});
+const documentationJson = (r: AllDocumentationRow): string =>
+  `{"title":${str(r.title)},"slug":${str(r.slug)},"versionId":${int(r.version_id)},` +
+  `"published":${boolJson(r.published)},"ordr":${int(r.ordr)}}`;
 
-export const presentAllReference = (r: AllReferenceRow): AllReference => ({
-  title: r.title,
-  slug: r.slug,
-  versionId: r.version_id,
-  published: bool(r.published),
-  ordr: r.ordr,
-});
+const referenceJson = (r: AllReferenceRow): string =>
+  `{"title":${str(r.title)},"slug":${str(r.slug)},"versionId":${int(r.version_id)},` +
+  `"published":${boolJson(r.published)},"ordr":${int(r.ordr)}}`;
 
-export const presentAllPage = (r: AllPageRow): AllPage => ({
-  title: r.title,
-  slug: r.slug,
-  path: `${r.version_slug}/${r.documentation_slug}/${r.slug}`,
-  documentationId: r.documentation_id,
-  listed: bool(r.listed),
-  updated: formatApiDate(r.updated),
-});
+/**
+ * The listing's JSON text (AllProjectSchema) as UTF-8 bytes: the page members (most of the answer,
+ * kept as the one string they are), the other, small, dictionaries written here from their rows.
+ */
+export function allJson(rows: AllRows): Buffer {
+  const rest =
+    `},"documentation":${dictionary(rows.documentation, documentationJson)}` +
+    `,"reference":${dictionary(rows.references, referenceJson)}` +
+    `,"version":${dictionary(rows.versions, versionJson)}}`;
+  return Buffer.concat([
+    Buffer.from('{"page":{'),
+    Buffer.from(rows.pagesJson, 'utf8'),
+    Buffer.from(rest, 'utf8'),
+  ]);
+}

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { contextOf } from '../../http/change-context.ts';
-import { entityTag, notModified, notModifiedResponse, sendNotModified } from '../../http/conditional.ts';
+import { notModified, notModifiedResponse, sendNotModified } from '../../http/conditional.ts';
 import { errorResponses } from '../../http/schemas.ts';
 import { AllProjectSchema, AllQuery } from './all.schemas.ts';
 import type { AllService } from './all.service.ts';
@@ -22,11 +22,13 @@ export const allRoutes: FastifyPluginAsyncTypebox<{ all: AllService }> = async (
       },
     },
     async (request, reply) => {
-      // Serialised once: the tag is a digest of the answer's bytes, which are then sent as they are.
-      const body = JSON.stringify(await all.list(contextOf(request), request.query));
-      const etag = entityTag('all', body);
+      // The tag is derived before the answer is built; a client that holds it gets 304 without it.
+      const ifNoneMatch = request.headers['if-none-match'];
+      const { etag, body } = await all.answer(contextOf(request), request.query, (tag) =>
+        notModified(ifNoneMatch, tag),
+      );
       reply.header('etag', etag);
-      if (notModified(request.headers['if-none-match'], etag)) return sendNotModified(reply);
+      if (body === null) return sendNotModified(reply);
       return reply.type('application/json; charset=utf-8').send(body as never);
     },
   );
