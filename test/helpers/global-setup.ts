@@ -1,4 +1,6 @@
 import pg from 'pg';
+import type { TestProject } from 'vitest/node';
+import { makeTemplate, removeTemplate, type TestTemplate } from './templates.ts';
 
 /**
  * Test apps on PostgreSQL each work in a schema of their own, `t_<run>_<random>`. Dropping one while
@@ -24,16 +26,25 @@ async function dropSchemas(url: string, keep: (run: string) => boolean): Promise
   }
 }
 
-export async function setup(): Promise<void> {
+let template: TestTemplate | undefined;
+
+/**
+ * The migrations run once per run, into the template every test app's database is copied from
+ * (test/helpers/templates.ts): on PostgreSQL a schema of this run's, named like the apps' ones.
+ */
+export async function setup(project: TestProject): Promise<void> {
   const run = Date.now().toString(36);
   // Forked test workers inherit the environment of this process.
   process.env.QUIRE_TEST_RUN = run;
   const url = process.env.TEST_DATABASE_URL;
   if (url) await dropSchemas(url, (other) => Date.now() - parseInt(other, 36) < STALE_AFTER_MS);
+  template = await makeTemplate(url, `t_${run}_${'0'.repeat(12)}`);
+  project.provide('quireTemplate', template);
 }
 
 export async function teardown(): Promise<void> {
   const url = process.env.TEST_DATABASE_URL;
   const run = process.env.QUIRE_TEST_RUN;
+  if (template) removeTemplate(template);
   if (url && run) await dropSchemas(url, (other) => other !== run);
 }

@@ -1,15 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
-import { afterEach, beforeEach } from 'vitest';
+import { afterEach, beforeEach, expect } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import { ManualClock } from '../../src/clock.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { upgradeDatabase } from '../../src/upgrade.ts';
 import { createDeps, type Deps, type DepsOverrides } from '../../src/deps.ts';
 import { WorkerPool } from '../../src/workers/pool.ts';
+import { freshDatabase } from './test-databases.ts';
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL;
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL;
@@ -38,12 +37,20 @@ export interface TestAppOptions {
   sharedWith?: TestApp;
   /** more of the composition root's seams (a webhook resolver) */
   overrides?: Pick<DepsOverrides, 'webhookResolver' | 'onWebhookError'>;
+  /**
+   * Start from an empty database that the app's migrator fills, as on a first start; by default the
+   * database is a copy of the run's template, which the same migrations made (test/helpers/templates.ts).
+   * The default for the files of MIGRATION_TESTS is true.
+   */
+  migrated?: boolean;
 }
 
-/** Set by test/helpers/global-setup.ts, which drops this run's PostgreSQL schemas at the end. */
-const RUN = process.env.QUIRE_TEST_RUN ?? Date.now().toString(36);
-const cleanups: Array<() => void> = [];
-process.on('exit', () => cleanups.forEach((c) => c()));
+/** Test files about the migrations themselves: their apps run every migration. */
+const MIGRATION_TESTS = new Set(['storage.test.ts']);
+const testsMigrations = (): boolean => {
+  const file = expect.getState().testPath;
+  return file !== undefined && MIGRATION_TESTS.has(path.basename(file));
+};
 
 /**
  * One worker pool for the apps of a test file: a thread starts in about a second, and most tests
@@ -56,21 +63,18 @@ const testWorkers = (env: Record<string, string> | undefined): WorkerPool | unde
   return sharedWorkers;
 };
 
-function freshStorage(): SharedStorage {
-  const id = randomBytes(6).toString('hex');
-  const redisPrefix = `quire-test:${id}:`;
-  if (TEST_DATABASE_URL) return { databaseUrl: TEST_DATABASE_URL, schema: `t_${RUN}_${id}`, redisPrefix };
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-test-'));
-  cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
-  return { databaseUrl: `sqlite:${path.join(dir, 'quire.db')}`, redisPrefix };
+async function freshStorage(migrated: boolean): Promise<SharedStorage> {
+  const redisPrefix = `quire-test:${randomBytes(6).toString('hex')}:`;
+  return { ...(await freshDatabase(TEST_DATABASE_URL, migrated)), redisPrefix };
 }
 
 /**
  * A real app over a real database: a new SQLite file per app, or with TEST_DATABASE_URL a new
  * PostgreSQL schema per app; Redis counters with TEST_REDIS_URL. Each test creates its own data.
+ * The app runs the migrations, which find nothing to do in a copy of the template.
  */
 export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const storage = options.sharedWith?.storage ?? freshStorage();
+  const storage = options.sharedWith?.storage ?? (await freshStorage(options.migrated ?? testsMigrations()));
   const config = loadConfig({
     DATABASE_URL: storage.databaseUrl,
     ...(TEST_REDIS_URL ? { REDIS_URL: TEST_REDIS_URL } : {}),
