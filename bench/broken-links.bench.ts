@@ -5,8 +5,12 @@
  * broken), one in ten with a pending draft, one section in twenty unpublished, on SQLite or, with
  * `--database-url postgres://…`, on PostgreSQL in a schema of its own (dropped afterwards).
  *
- *   node --import tsx bench/broken-links.bench.ts [--pages 10000] [--rounds 3] [--port 18640]
- *        [--database-url postgres://postgres@127.0.0.1:5432/test]
+ *   node --import tsx bench/broken-links.bench.ts [--pages 10000] [--rounds 3] [--port P]
+ *        [--pg [postgres://postgres@127.0.0.1:5432/test]] [--redis [redis://127.0.0.1:6379]]
+ *
+ * `--database-url URL` is the older spelling of `--pg URL`. `--redis` keeps the rate-limit counters in
+ * Redis under a key prefix of this run's own, deleted at the end. The port, when not given, is chosen
+ * by the system.
  *
  * The server runs in this process on `--port`, with one worker thread kept warm as `quire serve`
  * keeps it. Scans are kept in memory by source and project variables, and stored (link_scans) under
@@ -25,9 +29,9 @@
  * Goal (the newer-operations issue): under 2 s for 10,000 pages on SQLite and PostgreSQL.
  */
 import fs from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { sql } from 'kysely';
 import { buildApp } from '../src/app.ts';
 import { CLI_ACTOR, wholeProject } from '../src/auth/actor.ts';
 import { headingAnchor } from '../src/content/heading-anchor.ts';
@@ -36,6 +40,7 @@ import { createDeps, type Deps } from '../src/deps.ts';
 import type { Documentation } from '../src/modules/documentation/documentation.presenter.ts';
 import { slugify } from '../src/shared/slug.ts';
 import { upgradeDatabase } from '../src/upgrade.ts';
+import { backendFromArgs } from './fixtures/backend.ts';
 import { arg, random } from './fixtures/load.ts';
 
 const PAGES_PER_SECTION = 500;
@@ -202,29 +207,33 @@ async function readWhile(base: string, key: string, until: Promise<unknown>): Pr
 async function main(): Promise<void> {
   const pages = Number(arg('pages', '10000'));
   const rounds = Math.max(1, Number(arg('rounds', '3')));
-  const port = Number(arg('port', '18640'));
-  const postgres = arg('database-url', '');
+  const backend = backendFromArgs('links');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-links-'));
-  const databaseUrl = postgres || `sqlite:${path.join(dir, 'links.db')}`;
-  const schema = postgres ? `bench_links_${Date.now().toString(36)}` : undefined;
+  const databaseUrl = backend.pgUrl ?? `sqlite:${path.join(dir, 'links.db')}`;
+  const { schema } = backend;
   const config = loadConfig({
     DATABASE_URL: databaseUrl,
+    ...(backend.redisUrl !== null ? { REDIS_URL: backend.redisUrl } : {}),
     QUIRE_BOOTSTRAP: 'false',
     LOG_LEVEL: 'silent',
     RATE_LIMIT_SCALE: '1000000',
   });
   // As `quire serve` runs: one worker thread kept alive, warmed before the first request.
-  const deps = createDeps(config, { workerMinThreads: 1, ...(schema !== undefined ? { schema } : {}) });
+  const deps = createDeps(config, {
+    workerMinThreads: 1,
+    redisPrefix: backend.redisPrefix,
+    ...(schema !== undefined ? { schema } : {}),
+  });
   const app = await buildApp(deps, { logger: false });
   try {
     await upgradeDatabase(deps.database, schema);
     const seedStarted = performance.now();
     const seeded = await seed(deps, pages);
     await deps.workers.warm();
-    await app.listen({ host: '127.0.0.1', port });
-    const base = `http://127.0.0.1:${port}`;
+    await app.listen({ host: '127.0.0.1', port: Number(arg('port', '0')) });
+    const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
     process.stdout.write(
-      `data: ${pages} pages of ${seeded.averageKb.toFixed(1)} KB on average on ${postgres ? 'PostgreSQL' : 'SQLite'}, ` +
+      `data: ${pages} pages of ${seeded.averageKb.toFixed(1)} KB on average on ${backend.label}, ` +
         `seeded in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s\n`,
     );
     const db = deps.database.db;
@@ -294,9 +303,8 @@ async function main(): Promise<void> {
     }
   } finally {
     await app.close();
-    if (schema !== undefined)
-      await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(deps.database.db);
     await deps.close();
+    await backend.cleanUp();
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -3,8 +3,12 @@
  * pending draft; bench/seed-pages.ts), one in five a child of the page before it, on SQLite or, with
  * `--database-url postgres://…`, on PostgreSQL in a schema of its own (dropped afterwards).
  *
- *   node --import tsx bench/clone.bench.ts [--pages 10000] [--rounds 3] [--port 18620]
- *        [--database-url postgres://postgres@127.0.0.1:5432/test]
+ *   node --import tsx bench/clone.bench.ts [--pages 10000] [--rounds 3] [--port P]
+ *        [--pg [postgres://postgres@127.0.0.1:5432/test]] [--redis [redis://127.0.0.1:6379]]
+ *
+ * `--database-url URL` is the older spelling of `--pg URL`. `--redis` keeps the rate-limit counters in
+ * Redis under a key prefix of this run's own, deleted at the end. The port, when not given, is chosen
+ * by the system.
  *
  * The server runs in this process on `--port`. Each round clones the seeded version over HTTP
  * (`POST /version/{id}/clone`) while one client updates pages of the source, one request after
@@ -15,12 +19,14 @@
  * write lock held no longer.
  */
 import fs from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { createDeps } from '../src/deps.ts';
+import { backendFromArgs } from './fixtures/backend.ts';
 import { arg } from './fixtures/load.ts';
 import { seedPages } from './seed-pages.ts';
 
@@ -55,21 +61,21 @@ async function updateWhile(
 async function main(): Promise<void> {
   const pages = Number(arg('pages', '10000'));
   const rounds = Math.max(1, Number(arg('rounds', '3')));
-  const port = Number(arg('port', '18620'));
-  const postgres = arg('database-url', '');
+  const backend = backendFromArgs('clone');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-clone-'));
-  const databaseUrl = postgres || `sqlite:${path.join(dir, 'clone.db')}`;
-  const schema = postgres ? `bench_clone_${Date.now().toString(36)}` : undefined;
+  const databaseUrl = backend.pgUrl ?? `sqlite:${path.join(dir, 'clone.db')}`;
+  const { schema } = backend;
   const seedStarted = performance.now();
   const seeded = await seedPages(databaseUrl, pages, schema);
   const deps = createDeps(
     loadConfig({
       DATABASE_URL: databaseUrl,
+      ...(backend.redisUrl !== null ? { REDIS_URL: backend.redisUrl } : {}),
       QUIRE_BOOTSTRAP: 'false',
       LOG_LEVEL: 'silent',
       RATE_LIMIT_SCALE: '1000000',
     }),
-    schema !== undefined ? { schema } : {},
+    { redisPrefix: backend.redisPrefix, ...(schema !== undefined ? { schema } : {}) },
   );
   const app = await buildApp(deps, { logger: false });
   try {
@@ -84,10 +90,10 @@ async function main(): Promise<void> {
       .select('id')
       .where('slug', '=', 'v1')
       .executeTakeFirstOrThrow();
-    await app.listen({ host: '127.0.0.1', port });
-    const base = `http://127.0.0.1:${port}`;
+    await app.listen({ host: '127.0.0.1', port: Number(arg('port', '0')) });
+    const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
     process.stdout.write(
-      `data: ${pages} pages on ${postgres ? 'PostgreSQL' : 'SQLite'}, seeded in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s\n`,
+      `data: ${pages} pages on ${backend.label}, seeded in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s\n`,
     );
     for (let round = 1; round <= rounds; round++) {
       const started = performance.now();
@@ -116,8 +122,8 @@ async function main(): Promise<void> {
     }
   } finally {
     await app.close();
-    if (schema !== undefined) await sql`drop schema ${sql.id(schema)} cascade`.execute(deps.database.db);
     await deps.close();
+    await backend.cleanUp();
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }

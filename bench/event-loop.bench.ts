@@ -5,7 +5,12 @@
  * The server's resident memory is sampled every 10 ms from /proc, so the peak above the idle figure is
  * what each job costs.
  *
- *   node --import tsx bench/event-loop.bench.ts [--port 18490] [--rounds 3] [--data $TMPDIR/quire-bench-loop]
+ *   node --import tsx bench/event-loop.bench.ts [--port P] [--rounds 3] [--data $TMPDIR/quire-bench-loop]
+ *        [--pg [postgres://postgres@127.0.0.1:5432/test]] [--redis [redis://127.0.0.1:6379]]
+ *
+ * The port, when not given, is chosen by the system. `--pg` runs the server on PostgreSQL in a schema
+ * of this run's own, `--redis` with its rate-limit counters in Redis under a key prefix of its own;
+ * both are removed at the end.
  *
  * Goals: `/healthz` worst latency under 50 ms during the valid and the invalid upload and the render;
  * the valid 5 MiB upload answers in under 1.5 s and raises the server's RSS by less than 150 MB. The
@@ -18,6 +23,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { bigDefinition, bigPage } from './fixtures/big-inputs.ts';
+import { backendFromArgs, portArg, prepareSchema } from './fixtures/backend.ts';
 import { waitFor } from './fixtures/wait.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -100,17 +106,21 @@ async function observe(base: string, pid: number, job: () => Promise<Response>):
 }
 
 async function main(): Promise<void> {
-  const port = Number(arg('port', '18490'));
+  const port = await portArg('port');
   const rounds = Math.max(1, Number(arg('rounds', '3')));
   const dir = arg('data', path.join(os.tmpdir(), 'quire-bench-loop'));
+  const backend = backendFromArgs('loop');
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
+  // The server makes the demo project in an empty database; on PostgreSQL, in a schema of this run's.
+  if (backend.pgUrl !== null && backend.schema !== undefined)
+    await prepareSchema(backend.pgUrl, backend.schema);
 
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
     env: {
       ...process.env,
-      DATABASE_URL: `sqlite:${path.join(dir, 'quire.db')}`,
+      ...backend.serverEnv(`sqlite:${path.join(dir, 'quire.db')}`),
       HOST: '127.0.0.1',
       PORT: String(port),
       RATE_LIMIT_SCALE: '1000000',
@@ -128,7 +138,8 @@ async function main(): Promise<void> {
       headers: { 'x-api-key': KEY, ...(init.headers as Record<string, string> | undefined) },
     });
   try {
-    await waitFor(`${base}/readyz`);
+    await waitFor(`${base}/readyz`, 120_000);
+    process.stdout.write(`${backend.label}${backend.schema ? ` (schema ${backend.schema})` : ''}\n`);
     const versions = (await (await api('/version')).json()) as Array<{ id: number }>;
     const sections = (await (await api(`/version/${versions[0]?.id ?? 0}/documentation`)).json()) as Array<{
       id: number;
@@ -211,6 +222,8 @@ async function main(): Promise<void> {
     }
   } finally {
     child.kill('SIGTERM');
+    await new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once('exit', resolve)));
+    await backend.cleanUp();
   }
 }
 

@@ -1,54 +1,80 @@
 /**
- * Read throughput of pages against a listening server, next to a plain Fastify route that returns a
- * fixed JSON object, measured in the same run on the same machine. The Quire server and the plain
- * server each run in a child process; autocannon runs here. Rate limits are scaled out of the way.
+ * Read throughput of pages against a listening `quire serve`, each row next to a plain Fastify route
+ * that returns a fixed JSON object, measured in the same round on the same machine. The Quire servers
+ * and the plain server each run in a child process; autocannon runs here. Rate limits are scaled out
+ * of the way.
  *
- *   node --import tsx bench/pages.bench.ts [--pages 10000] [--duration 10] [--connections 50] [--rounds 1]
- *                                          [--data $TMPDIR/quire-bench-pages] [--port 18480] [--fixed-port 18481]
+ *   node --import tsx bench/pages.bench.ts [--pages 10000] [--ids uniform|zipf|uniform,zipf] [--zipf 1.0]
+ *        [--duration 10] [--connections 50] [--rounds 3] [--warmup 2] [--warm-all 20000]
+ *        [--pg [postgres://postgres@127.0.0.1:5432/test]] [--redis [redis://127.0.0.1:6379]]
+ *        [--data $TMPDIR/quire-bench-pages] [--port P] [--info-port P] [--fixed-port P]
  *
- * A last run sends each page's current ETag in If-None-Match: 304 answers, no body.
+ * Ports not given are chosen by the system. `--pg` seeds PostgreSQL in a schema of this run's own and
+ * drops it at the end; `--redis` keeps the rate-limit counters in Redis under a key prefix of its own,
+ * deleted at the end. SQLite data is seeded once per page count into `--data` and reused.
+ *
+ * Rows: the fixed route; a bare point read of the same page rows from the same database (plain
+ * Fastify, no key, no schema: what the payload costs); `GET /page/{id}?format=html` with each id
+ * distribution of `--ids`; `GET /page` by slugs (version_slug, documentation_slug, page_slug); the
+ * html read again on a second server at `LOG_LEVEL=info` (its log written to a file) where the others
+ * run at `warn`; `format=darkdown`; and the html read with each page's current ETag in If-None-Match
+ * (304, no body). Ids are uniform over every page, or Zipf-skewed (exponent `--zipf`) over a shuffled
+ * order of the pages. Up to `--warm-all` pages, every page is read once in each format before the
+ * rounds (a cached server, as a long-running one is); above it, each row's unmeasured warm-up run
+ * (`--warmup` s, default 10 then) fills the caches with what that row's distribution asks for.
+ *
+ * Printed per round and then as the median of rounds per row: req/s, the ratio to the fixed route,
+ * p50/p99, the answering server's RSS, and its CPU time per request (from /proc, before and after);
+ * on PostgreSQL also the CPU time per request of that server's database sessions (found by their
+ * application_name; on SQLite the database works inside the server process, in its figure).
  *
  * Goal: `GET /page/{id}?format=html` reaches at least a third of the fixed route's requests per
  * second, with p99 under 10 ms.
  */
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
 import SQLite from 'better-sqlite3';
 import Fastify from 'fastify';
-import { seededDatabase } from './seed-pages.ts';
-import {
-  arg,
-  autocannon,
-  startChild,
-  type CannonOptions,
-  type RequestSpec,
-  type Result,
-} from './fixtures/load.ts';
+import pg from 'pg';
+import { pageAddresses, seededDatabase, seedPages, type PageAddress } from './seed-pages.ts';
+import { backendFromArgs, DatabaseCpu, median, portArg } from './fixtures/backend.ts';
+import { sampler, type IndexSampler } from './fixtures/ids.ts';
+import { arg, startChild, stopped, type CannonOptions, type RequestSpec } from './fixtures/load.ts';
+import { runRounds, type LoadRow } from './fixtures/rounds.ts';
 import { waitFor } from './fixtures/wait.ts';
 
 const HERE = fileURLToPath(import.meta.url);
 const FIXED = { id: 1, title: 'Fixed', slug: 'fixed', listed: true, path: 'v1/guides/fixed' };
+const BARE_COLUMNS = 'id, listed, title, created, updated, slug, content_draft, content_published';
 
 /**
- * The reference points: the cheapest useful Fastify route there is, and a bare better-sqlite3 point
- * read of the same page rows (no key, no rate limit, no schema), which shows what the payload costs.
+ * The reference points: the cheapest useful Fastify route there is, and a bare point read of the
+ * same page rows (`sqlite:FILE` through better-sqlite3, or a PostgreSQL URL through a pg pool).
  */
-async function fixedServer(port: number, databaseFile: string): Promise<void> {
+async function fixedServer(port: number, bare: string): Promise<void> {
   const app = Fastify({ logger: false });
   app.get('/fixed', () => FIXED);
-  const sqlite = new SQLite(databaseFile, { readonly: true });
-  const read = sqlite.prepare<[number], Record<string, unknown>>(
-    'select id, listed, title, created, updated, slug, content_draft, content_published from pages where id = ?',
-  );
-  app.get<{ Params: { id: string } }>('/bare/:id', (request) => read.get(Number(request.params.id)) ?? {});
+  if (bare.startsWith('sqlite:')) {
+    const sqlite = new SQLite(bare.slice('sqlite:'.length), { readonly: true });
+    const read = sqlite.prepare<[number], Record<string, unknown>>(
+      `select ${BARE_COLUMNS} from pages where id = ?`,
+    );
+    app.get<{ Params: { id: string } }>('/bare/:id', (request) => read.get(Number(request.params.id)) ?? {});
+  } else {
+    const pool = new pg.Pool({ connectionString: bare, max: 10 });
+    const text = `select ${BARE_COLUMNS} from pages where id = $1`;
+    app.get<{ Params: { id: string } }>('/bare/:id', async (request) => {
+      const { rows } = await pool.query({ name: 'bare-page', text, values: [Number(request.params.id)] });
+      return (rows[0] as Record<string, unknown> | undefined) ?? {};
+    });
+  }
   await app.listen({ host: '127.0.0.1', port });
 }
 
-/**
- * Reads every page once in the format, so the measured run sees what a long-running server sees.
- * Returns each page's ETag, for the conditional run.
- */
+/** Reads each page once in the format; returns each page's ETag, for the conditional run. */
 async function warm(
   base: string,
   key: string,
@@ -76,138 +102,250 @@ async function warm(
 async function main(): Promise<void> {
   const pages = Number(arg('pages', '10000'));
   const duration = Number(arg('duration', '10'));
-  const rounds = Math.max(1, Number(arg('rounds', '1')));
+  const rounds = Math.max(1, Number(arg('rounds', '3')));
   const connections = Number(arg('connections', '50'));
-  const quirePort = Number(arg('port', '18480'));
-  const fixedPort = Number(arg('fixed-port', '18481'));
+  const exponent = Number(arg('zipf', '1.0'));
+  const distributions = arg('ids', 'uniform').split(',');
+  const warmAll = pages <= Number(arg('warm-all', '20000'));
+  const warmupSeconds = Number(arg('warmup', warmAll ? '2' : '10'));
+  const [quirePort, infoPort, fixedPort] = [
+    await portArg('port'),
+    await portArg('info-port'),
+    await portArg('fixed-port'),
+  ];
+  const backend = backendFromArgs('pages');
+  const dataDir = arg('data', path.join(os.tmpdir(), 'quire-bench-pages'));
 
   const started = Date.now();
-  const seed = await seededDatabase(arg('data', path.join(os.tmpdir(), 'quire-bench-pages')), pages);
-  process.stdout.write(
-    `data: ${seed.pageIds.length} pages (${seed.databaseUrl}), ready in ${Date.now() - started} ms\n`,
-  );
+  const children: ChildProcess[] = [];
+  const logFile = path.join(dataDir, `info-${process.pid}.log`);
+  const databaseCpu = backend.pgUrl !== null ? new DatabaseCpu(backend.pgUrl) : null;
+  let cleaned = false;
+  const cleanUp = async () => {
+    if (cleaned) return;
+    cleaned = true;
+    for (const child of children) child.kill('SIGTERM');
+    await Promise.all(children.map(stopped));
+    fs.rmSync(logFile, { force: true });
+    await databaseCpu?.close();
+    await backend.cleanUp();
+  };
+  process.once('SIGINT', () => void cleanUp().finally(() => process.exit(130)));
+  try {
+    let seed: { key: string; databaseUrl: string };
+    if (backend.pgUrl !== null && backend.schema !== undefined) {
+      const { key } = await seedPages(backend.pgUrl, pages, backend.schema);
+      seed = { key, databaseUrl: backend.serverDatabaseUrl('', 'bare') };
+    } else {
+      seed = await seededDatabase(dataDir, pages);
+    }
+    const addresses: PageAddress[] = await pageAddresses(backend.pgUrl ?? seed.databaseUrl, backend.schema);
+    const ids = addresses.map((a) => a.id);
+    process.stdout.write(
+      `data: ${ids.length} pages on ${backend.label}${backend.schema ? ` (schema ${backend.schema})` : ` (${seed.databaseUrl})`}, ` +
+        `ready in ${Date.now() - started} ms\n`,
+    );
 
-  const children = [
-    startChild(['src/main.ts'], {
-      DATABASE_URL: seed.databaseUrl,
+    const serverEnv = {
       HOST: '127.0.0.1',
-      PORT: String(quirePort),
       RATE_LIMIT_SCALE: '1000000',
       QUIRE_BOOTSTRAP: 'false',
-      LOG_LEVEL: 'warn',
-    }),
-    startChild(
-      [HERE, '--fixed-server', String(fixedPort), '--db', seed.databaseUrl.slice('sqlite:'.length)],
-      {},
-    ),
-  ];
-  try {
-    const quire = `http://127.0.0.1:${quirePort}`;
-    const fixed = `http://127.0.0.1:${fixedPort}`;
-    await Promise.all([waitFor(`${quire}/readyz`), waitFor(`${fixed}/fixed`)]);
-    const htmlTags = await warm(quire, seed.key, seed.pageIds, 'html');
-    await warm(quire, seed.key, seed.pageIds, 'darkdown');
-
-    const ids = seed.pageIds;
-    const randomPath = (path: (id: number | undefined) => string) => ({
-      setupRequest: (req: RequestSpec): RequestSpec => ({
-        ...req,
-        path: path(ids[Math.floor(Math.random() * ids.length)]),
+    };
+    fs.mkdirSync(dataDir, { recursive: true });
+    const logFd = fs.openSync(logFile, 'a');
+    children.push(
+      startChild(['src/main.ts'], {
+        ...serverEnv,
+        ...backend.serverEnv(seed.databaseUrl, 'warn'),
+        PORT: String(quirePort),
+        LOG_LEVEL: 'warn',
       }),
-    });
-    const randomPage = (format: string) => randomPath((id) => `/api/v1/page/${id}?format=${format}`);
-    const runs: Array<[string, CannonOptions]> = [
-      ['fixed JSON route (plain Fastify)', { url: `${fixed}/fixed`, connections, duration }],
-      [
-        'bare better-sqlite3 point read (plain Fastify)',
-        { url: fixed, connections, duration, requests: [randomPath((id) => `/bare/${id}`)] },
-      ],
-      [
-        'GET /page/{id} format=darkdown',
+      startChild(
+        ['src/main.ts'],
         {
-          url: quire,
-          connections,
-          duration,
-          headers: { 'x-api-key': seed.key },
-          requests: [randomPage('darkdown')],
+          ...serverEnv,
+          ...backend.serverEnv(seed.databaseUrl, 'info'),
+          PORT: String(infoPort),
+          LOG_LEVEL: 'info',
         },
-      ],
-      [
-        'GET /page/{id} format=html',
-        {
-          url: quire,
-          connections,
-          duration,
-          headers: { 'x-api-key': seed.key },
-          requests: [randomPage('html')],
-        },
-      ],
-      [
-        'GET /page/{id} format=html, If-None-Match current (304, counted as non-2xx)',
-        {
-          url: quire,
-          connections,
-          duration,
-          headers: { 'x-api-key': seed.key },
-          requests: [
-            {
-              setupRequest: (req: RequestSpec): RequestSpec => {
-                const id = ids[Math.floor(Math.random() * ids.length)] ?? 1;
-                return {
-                  ...req,
-                  path: `/api/v1/page/${id}?format=html`,
-                  headers: { ...req.headers, 'if-none-match': htmlTags.get(id) ?? '' },
-                };
-              },
-            },
-          ],
-        },
-      ],
-    ];
-    // Rounds interleave the runs, so that a burst of load from elsewhere on the machine does not fall on
-    // one run only; each run reports its median round (by requests per second).
-    const results = runs.map(() => [] as Result[]);
-    for (let round = 0; round < rounds; round++) {
-      for (const [i, [, options]] of runs.entries()) {
-        // A short unmeasured run first: JIT warm-up and connection set-up stay out of the figures.
-        await autocannon({ ...options, duration: 2 });
-        results[i]?.push(await autocannon(options));
-      }
-    }
-    const rows = runs.map(([name], i) => {
-      const sorted = [...(results[i] ?? [])].sort((a, b) => a.requests.average - b.requests.average);
-      const result = sorted[Math.floor(sorted.length / 2)];
-      if (!result) throw new Error(`no result for ${name}`);
-      return { name, result };
-    });
-
-    const baseline = rows[0]?.result.requests.average ?? 1;
-    process.stdout.write(
-      `\n${connections} connections, ${duration} s each, median of ${rounds} round(s), ${pages} pages, random page per request\n\n` +
-        `| run | req/s | vs fixed | p50 ms | p99 ms | non-2xx | errors |\n|---|---:|---:|---:|---:|---:|---:|\n`,
+        logFd,
+      ),
+      startChild([HERE, '--fixed-server', String(fixedPort), '--bare', seed.databaseUrl], {}),
     );
-    for (const { name, result } of rows) {
-      const ratio = result.requests.average / baseline;
+    fs.closeSync(logFd);
+    const [quireChild, infoChild, fixedChild] = children;
+    const pids = [quireChild?.pid, infoChild?.pid, fixedChild?.pid];
+    const [quirePid, infoPid, fixedPid] = pids;
+    if (quirePid === undefined || infoPid === undefined || fixedPid === undefined) {
+      throw new Error('a server did not start');
+    }
+    const quire = `http://127.0.0.1:${quirePort}`;
+    const info = `http://127.0.0.1:${infoPort}`;
+    const fixed = `http://127.0.0.1:${fixedPort}`;
+    await Promise.all([
+      waitFor(`${quire}/readyz`, 120_000),
+      waitFor(`${info}/readyz`, 120_000),
+      waitFor(`${fixed}/fixed`, 120_000),
+    ]);
+
+    const samplers: IndexSampler[] = distributions.map((d) => sampler(d.trim(), ids.length, exponent));
+    const first = samplers[0];
+    if (!first) throw new Error('--ids names no distribution');
+    for (const s of samplers) {
       process.stdout.write(
-        `| ${name} | ${Math.round(result.requests.average)} | ${ratio.toFixed(2)} | ${result.latency.p50} | ` +
-          `${result.latency.p99} | ${result.non2xx} | ${result.errors + result.timeouts} |\n`,
+        `ids ${s.distribution}${s.distribution === 'zipf' ? ` (s = ${exponent})` : ''}: the 1,000 most ` +
+          `requested pages take ${(100 * s.topShare(1_000)).toFixed(1)}% of requests, the 20,000 most ` +
+          `${(100 * s.topShare(20_000)).toFixed(1)}%\n`,
       );
     }
-    const html = rows[3]?.result;
-    if (html) {
-      const ratio = html.requests.average / baseline;
-      const met = ratio >= 1 / 3 && html.latency.p99 < 10;
-      process.stdout.write(
-        `\nhtml goal (>= 1/3 of fixed, p99 < 10 ms): ${met ? 'met' : 'NOT met'} (${ratio.toFixed(2)}, p99 ${html.latency.p99} ms)\n`,
-      );
+
+    const warmStarted = Date.now();
+    let tags: Map<number, string>;
+    if (warmAll) {
+      [tags] = await Promise.all([
+        warm(quire, seed.key, ids, 'html'),
+        warm(quire, seed.key, ids, 'darkdown'),
+        warm(info, seed.key, ids, 'html'),
+      ]);
+    } else {
+      // The conditional run needs ETags: those of 2,000 pages drawn as that run draws them.
+      const drawn = [...new Set(Array.from({ length: 2_000 }, () => ids[first.next()] ?? 1))];
+      tags = await warm(quire, seed.key, drawn, 'html');
     }
+    process.stdout.write(
+      warmAll
+        ? `every page read once in each format before the rounds (${Date.now() - warmStarted} ms)\n`
+        : `pages above --warm-all: each row's ${warmupSeconds} s warm-up run fills the caches\n`,
+    );
+    const tagged = [...tags.keys()];
+
+    const load = (url: string, path: (s: IndexSampler) => (req: RequestSpec) => RequestSpec) => {
+      return (s: IndexSampler, headers: Record<string, string> = {}): CannonOptions => ({
+        url,
+        connections,
+        duration,
+        headers,
+        requests: [{ setupRequest: path(s) }],
+      });
+    };
+    const byId = (format: string) => (s: IndexSampler) => (req: RequestSpec) => ({
+      ...req,
+      path: `/api/v1/page/${ids[s.next()] ?? 1}?format=${format}`,
+    });
+    const bySlugs = (s: IndexSampler) => (req: RequestSpec) => {
+      const a = addresses[s.next()];
+      const query = new URLSearchParams({
+        version_slug: a?.versionSlug ?? '',
+        documentation_slug: a?.documentationSlug ?? '',
+        page_slug: a?.pageSlug ?? '',
+        format: 'html',
+      });
+      return { ...req, path: `/api/v1/page?${query.toString()}` };
+    };
+    const conditional = () => (req: RequestSpec) => {
+      const id = tagged[Math.floor(Math.random() * tagged.length)] ?? 1;
+      return {
+        ...req,
+        path: `/api/v1/page/${id}?format=html`,
+        headers: { ...req.headers, 'if-none-match': tags.get(id) ?? '' },
+      };
+    };
+    const auth = { 'x-api-key': seed.key };
+    // On PostgreSQL each server's sessions carry its role in their name: their CPU is reported too.
+    const row = (name: string, pid: number, options: CannonOptions, role?: string): LoadRow => ({
+      name,
+      pid,
+      options,
+      warmupSeconds,
+      ...(databaseCpu !== null && role !== undefined
+        ? { databaseCpuMs: () => databaseCpu.cpuMs(backend.applicationName(role)) }
+        : {}),
+    });
+    const rows: LoadRow[] = [
+      row('fixed JSON route (plain Fastify)', fixedPid, {
+        url: `${fixed}/fixed`,
+        connections,
+        duration,
+      }),
+      row(
+        `bare ${backend.pgUrl !== null ? 'pg' : 'better-sqlite3'} point read (plain Fastify), ${first.distribution}`,
+        fixedPid,
+        load(fixed, (s) => (req) => ({ ...req, path: `/bare/${ids[s.next()] ?? 1}` }))(first),
+        'bare',
+      ),
+      ...samplers.map((s) =>
+        row(
+          `GET /page/{id} format=html, ${s.distribution}`,
+          quirePid,
+          load(quire, byId('html'))(s, auth),
+          'warn',
+        ),
+      ),
+      row(
+        `GET /page by slugs format=html, ${first.distribution}`,
+        quirePid,
+        load(quire, bySlugs)(first, auth),
+        'warn',
+      ),
+      row(
+        `GET /page/{id} format=html at LOG_LEVEL=info, ${first.distribution}`,
+        infoPid,
+        load(info, byId('html'))(first, auth),
+        'info',
+      ),
+      row(
+        `GET /page/{id} format=darkdown, ${first.distribution}`,
+        quirePid,
+        load(quire, byId('darkdown'))(first, auth),
+        'warn',
+      ),
+      row(
+        `GET /page/{id} format=html, If-None-Match current (304, counted as non-2xx), ${tagged.length} pages`,
+        quirePid,
+        load(quire, conditional)(first, auth),
+        'warn',
+      ),
+    ];
+    process.stdout.write(
+      `\n${backend.label}, ${ids.length} pages, ${connections} connections, ${duration} s per run after a ` +
+        `${warmupSeconds} s warm-up run; servers at LOG_LEVEL=warn unless the row says otherwise\n`,
+    );
+    const measured = await runRounds(rows, rounds, (text) => process.stdout.write(text));
+
+    // Rows against each other, round by round (the same round's load on both), then the median.
+    const versus = (a: number, b: number): string =>
+      median(
+        (measured[a] ?? []).map(
+          (m, round) => m.result.requests.average / (measured[b]?.[round]?.result.requests.average || 1),
+        ),
+      ).toFixed(2);
+    const htmlRow = 2;
+    const slugRow = htmlRow + samplers.length;
+    process.stdout.write(
+      `\nmedian of the per-round ratios of req/s: by slugs / by id ${versus(slugRow, htmlRow)}; ` +
+        `LOG_LEVEL=info / warn ${versus(slugRow + 1, htmlRow)}` +
+        samplers
+          .slice(1)
+          .map((s, i) => `; ${s.distribution} / ${first.distribution} ${versus(htmlRow + 1 + i, htmlRow)}`)
+          .join('') +
+        '\n',
+    );
+
+    // The goal, on the html row with the first distribution: the median of its rounds.
+    const html = measured[htmlRow] ?? [];
+    const ratio = median(html.map((m) => m.ratio));
+    const p99 = median(html.map((m) => m.result.latency.p99));
+    const met = ratio >= 1 / 3 && p99 < 10;
+    process.stdout.write(
+      `\nhtml goal (>= 1/3 of fixed, p99 < 10 ms): ${met ? 'met' : 'NOT met'} (median ratio ${ratio.toFixed(2)}, p99 ${p99} ms)\n`,
+    );
   } finally {
-    for (const child of children) child.kill('SIGTERM');
+    await cleanUp();
   }
 }
 
 if (process.argv.includes('--fixed-server')) {
-  await fixedServer(Number(arg('fixed-server', '18481')), arg('db', ''));
+  await fixedServer(Number(arg('fixed-server', '0')), arg('bare', ''));
 } else {
   await main();
 }

@@ -6,7 +6,15 @@
  * process; autocannon runs here. Rate limits are scaled out of the way.
  *
  *   node --import tsx bench/search.bench.ts [--pages 10000] [--duration 10] [--connections 50]
- *        [--rounds 1] [--data $TMPDIR/quire-bench-search] [--port 18500] [--fixed-port 18501]
+ *        [--rounds 3] [--data $TMPDIR/quire-bench-search] [--port P] [--fixed-port P]
+ *        [--pg [postgres://postgres@127.0.0.1:5432/test]] [--redis [redis://127.0.0.1:6379]]
+ *
+ * Ports not given are chosen by the system. SQLite data is seeded once per page count into `--data`
+ * and reused; `--pg` seeds PostgreSQL in a schema of this run's own, dropped at the end, and `--redis`
+ * keeps the rate-limit counters in Redis under a key prefix of its own, deleted at the end. Printed
+ * per round and as the median of rounds: req/s, the ratio to the fixed route in the same round,
+ * p50/p99, the answering server's RSS and its CPU time per request (on PostgreSQL, its database
+ * sessions' too).
  *
  * Before the load, each query is asked once, one at a time, and those first answers are timed: what
  * the engine costs per query. The load run then sees a server that has answered every query once,
@@ -14,6 +22,7 @@
  *
  * Goal (SQLite): p50 under 5 ms and p99 under 20 ms.
  */
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -24,7 +33,9 @@ import { loadConfig } from '../src/config.ts';
 import { upgradeDatabase } from '../src/upgrade.ts';
 import { createDeps } from '../src/deps.ts';
 import { slugify } from '../src/shared/slug.ts';
-import { arg, autocannon, random, startChild, type CannonOptions, type Result } from './fixtures/load.ts';
+import { backendFromArgs, DatabaseCpu, median, portArg } from './fixtures/backend.ts';
+import { arg, random, startChild, stopped } from './fixtures/load.ts';
+import { runRounds, type LoadRow } from './fixtures/rounds.ts';
 import { waitFor } from './fixtures/wait.ts';
 
 const HERE = fileURLToPath(import.meta.url);
@@ -104,18 +115,26 @@ interface Seeded {
   indexMs: number;
 }
 
-async function seed(dir: string, pageCount: number): Promise<Seeded> {
+/** A SQLite file seeded once per page count in `dir`, reused by later runs. */
+async function seededFile(dir: string, pageCount: number): Promise<Seeded> {
   fs.mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `search-${pageCount}.db`);
   const meta = `${file}.json`;
   if (fs.existsSync(meta)) return JSON.parse(fs.readFileSync(meta, 'utf8')) as Seeded;
   for (const stale of [file, `${file}-wal`, `${file}-shm`]) fs.rmSync(stale, { force: true });
-  const databaseUrl = `sqlite:${file}`;
+  const seeded = await seed(`sqlite:${file}`, undefined, pageCount);
+  fs.writeFileSync(meta, JSON.stringify(seeded));
+  return seeded;
+}
+
+/** Seeds `pageCount` pages and builds their index (timed); on PostgreSQL in `schema`. */
+async function seed(databaseUrl: string, schema: string | undefined, pageCount: number): Promise<Seeded> {
   const deps = createDeps(
     loadConfig({ DATABASE_URL: databaseUrl, QUIRE_BOOTSTRAP: 'false', LOG_LEVEL: 'silent' }),
+    schema !== undefined ? { schema } : {},
   );
   try {
-    await upgradeDatabase(deps.database);
+    await upgradeDatabase(deps.database, schema);
     const cli = { actor: CLI_ACTOR, ipAddress: null };
     const project = await deps.projects.create(cli, { name: 'Search bench', plan: 'enterprise' });
     const ctx = { ...cli, scope: wholeProject(project) };
@@ -155,9 +174,7 @@ async function seed(dir: string, pageCount: number): Promise<Seeded> {
     const { projects } = await deps.search.reindex(project.id);
     const indexMs = Math.round(performance.now() - started);
     const { key } = await deps.keys.create(ctx, { permissions: ['search.read'], versions: 'all' });
-    const seeded = { databaseUrl, key, pages: pageCount, entries: projects[0]?.entries ?? 0, indexMs };
-    fs.writeFileSync(meta, JSON.stringify(seeded));
-    return seeded;
+    return { databaseUrl, key, pages: pageCount, entries: projects[0]?.entries ?? 0, indexMs };
   } finally {
     await deps.close();
   }
@@ -166,31 +183,51 @@ async function seed(dir: string, pageCount: number): Promise<Seeded> {
 async function main(): Promise<void> {
   const pages = Number(arg('pages', '10000'));
   const duration = Number(arg('duration', '10'));
-  const rounds = Math.max(1, Number(arg('rounds', '1')));
+  const rounds = Math.max(1, Number(arg('rounds', '3')));
   const connections = Number(arg('connections', '50'));
-  const quirePort = Number(arg('port', '18500'));
-  const fixedPort = Number(arg('fixed-port', '18501'));
+  const quirePort = await portArg('port');
+  const fixedPort = await portArg('fixed-port');
+  const backend = backendFromArgs('search');
 
-  const seeded = await seed(arg('data', path.join(os.tmpdir(), 'quire-bench-search')), pages);
-  process.stdout.write(
-    `data: ${seeded.pages} pages, ${seeded.entries} index entries (${seeded.databaseUrl}); ` +
-      `index built from scratch in ${seeded.indexMs} ms (measured when the data was made)\n`,
-  );
-  const children = [
-    startChild(['src/main.ts'], {
-      DATABASE_URL: seeded.databaseUrl,
-      HOST: '127.0.0.1',
-      PORT: String(quirePort),
-      RATE_LIMIT_SCALE: '1000000',
-      QUIRE_BOOTSTRAP: 'false',
-      LOG_LEVEL: 'warn',
-    }),
-    startChild([HERE, '--fixed-server', String(fixedPort)], {}),
-  ];
+  const children: ChildProcess[] = [];
+  // On PostgreSQL the server's sessions are found by name, and their CPU reported with its own.
+  const databaseCpu = backend.pgUrl !== null ? new DatabaseCpu(backend.pgUrl) : null;
+  let cleaned = false;
+  const cleanUp = async () => {
+    if (cleaned) return;
+    cleaned = true;
+    for (const child of children) child.kill('SIGTERM');
+    await Promise.all(children.map(stopped));
+    await databaseCpu?.close();
+    await backend.cleanUp();
+  };
+  process.once('SIGINT', () => void cleanUp().finally(() => process.exit(130)));
   try {
+    const seeded =
+      backend.pgUrl !== null
+        ? await seed(backend.pgUrl, backend.schema, pages)
+        : await seededFile(arg('data', path.join(os.tmpdir(), 'quire-bench-search')), pages);
+    process.stdout.write(
+      `data: ${seeded.pages} pages, ${seeded.entries} index entries on ${backend.label} ` +
+        `(${backend.schema !== undefined ? `schema ${backend.schema}` : seeded.databaseUrl}); ` +
+        `index built from scratch in ${seeded.indexMs} ms (measured when the data was made)\n`,
+    );
+    children.push(
+      startChild(['src/main.ts'], {
+        ...backend.serverEnv(seeded.databaseUrl),
+        HOST: '127.0.0.1',
+        PORT: String(quirePort),
+        RATE_LIMIT_SCALE: '1000000',
+        QUIRE_BOOTSTRAP: 'false',
+        LOG_LEVEL: 'warn',
+      }),
+      startChild([HERE, '--fixed-server', String(fixedPort)], {}),
+    );
+    const [quirePid, fixedPid] = children.map((c) => c.pid);
+    if (quirePid === undefined || fixedPid === undefined) throw new Error('a server did not start');
     const quire = `http://127.0.0.1:${quirePort}`;
     const fixed = `http://127.0.0.1:${fixedPort}`;
-    await Promise.all([waitFor(`${quire}/readyz`), waitFor(`${fixed}/fixed`)]);
+    await Promise.all([waitFor(`${quire}/readyz`, 120_000), waitFor(`${fixed}/fixed`, 120_000)]);
     const list = queries(500);
     // Each query once, one at a time, on a server that has answered none: what the engine costs
     // before any answer is kept. The load run below then sees a server that has seen them all.
@@ -213,11 +250,21 @@ async function main(): Promise<void> {
         `first answer to each query, one at a time: p50 ${at(firstMs, 0.5).toFixed(1)} ms, ` +
         `p99 ${at(firstMs, 0.99).toFixed(1)} ms, max ${at(firstMs, 1).toFixed(1)} ms\n`,
     );
-    const runs: Array<[string, CannonOptions]> = [
-      ['fixed JSON route (plain Fastify)', { url: `${fixed}/fixed`, connections, duration }],
-      [
-        'GET /search (mixed queries)',
-        {
+    const rows: LoadRow[] = [
+      {
+        name: 'fixed JSON route (plain Fastify)',
+        pid: fixedPid,
+        warmupSeconds: 2,
+        options: { url: `${fixed}/fixed`, connections, duration },
+      },
+      {
+        name: 'GET /search (mixed queries)',
+        pid: quirePid,
+        warmupSeconds: 2,
+        ...(databaseCpu !== null
+          ? { databaseCpuMs: () => databaseCpu.cpuMs(backend.applicationName('server')) }
+          : {}),
+        options: {
           url: quire,
           connections,
           duration,
@@ -231,40 +278,22 @@ async function main(): Promise<void> {
             },
           ],
         },
-      ],
+      },
     ];
-    const results = runs.map(() => [] as Result[]);
-    for (let round = 0; round < rounds; round++) {
-      for (const [i, [, options]] of runs.entries()) {
-        await autocannon({ ...options, duration: 2 });
-        results[i]?.push(await autocannon(options));
-      }
-    }
-    const median = (i: number): Result => {
-      const sorted = [...(results[i] ?? [])].sort((a, b) => a.requests.average - b.requests.average);
-      const result = sorted[Math.floor(sorted.length / 2)];
-      if (!result) throw new Error('no result');
-      return result;
-    };
-    const baseline = median(0).requests.average;
     process.stdout.write(
-      `\n${connections} connections, ${duration} s each, median of ${rounds} round(s)\n\n` +
-        '| run | req/s | vs fixed | p50 ms | p99 ms | non-2xx | errors |\n|---|---:|---:|---:|---:|---:|---:|\n',
+      `\n${backend.label}, ${connections} connections, ${duration} s per run after a 2 s warm-up run\n`,
     );
-    for (const [i, [name]] of runs.entries()) {
-      const result = median(i);
-      process.stdout.write(
-        `| ${name} | ${Math.round(result.requests.average)} | ${(result.requests.average / baseline).toFixed(2)} | ` +
-          `${result.latency.p50} | ${result.latency.p99} | ${result.non2xx} | ${result.errors + result.timeouts} |\n`,
-      );
-    }
-    const search = median(1);
-    const met = search.latency.p50 < 5 && search.latency.p99 < 20;
+    const measured = await runRounds(rows, rounds, (text) => process.stdout.write(text));
+    const search = {
+      p50: median((measured[1] ?? []).map((m) => m.result.latency.p50)),
+      p99: median((measured[1] ?? []).map((m) => m.result.latency.p99)),
+    };
+    const met = search.p50 < 5 && search.p99 < 20;
     process.stdout.write(
-      `\ngoal (p50 < 5 ms, p99 < 20 ms): ${met ? 'met' : 'NOT met'} (p50 ${search.latency.p50} ms, p99 ${search.latency.p99} ms)\n`,
+      `\ngoal (p50 < 5 ms, p99 < 20 ms): ${met ? 'met' : 'NOT met'} (median p50 ${search.p50} ms, p99 ${search.p99} ms)\n`,
     );
   } finally {
-    for (const child of children) child.kill('SIGTERM');
+    await cleanUp();
   }
 }
 

@@ -3,8 +3,12 @@
  * receipt by a webhook receiver, for `--events` publishes, on SQLite or, with
  * `--database-url postgres://…`, on PostgreSQL in a schema of its own (dropped afterwards).
  *
- *   node --import tsx bench/webhooks.bench.ts [--events 1000] [--clients 4] [--port 18640]
- *        [--receiver-port 18641] [--database-url postgres://postgres@127.0.0.1:5432/test]
+ *   node --import tsx bench/webhooks.bench.ts [--events 1000] [--clients 4] [--port P]
+ *        [--receiver-port P] [--pg [postgres://postgres@127.0.0.1:5432/test]] [--redis [redis://127.0.0.1:6379]]
+ *
+ * `--database-url URL` is the older spelling of `--pg URL`. `--redis` keeps the rate-limit counters in
+ * Redis under a key prefix of this run's own, deleted at the end. Ports not given are chosen by the
+ * system.
  *
  * The server (with its dispatcher, as `bin/quire serve` starts it) listens on `--port`, a receiver
  * answering 204 on `--receiver-port`, both on 127.0.0.1 in this process. `--clients` publish at
@@ -15,15 +19,16 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { sql } from 'kysely';
 import { buildApp } from '../src/app.ts';
 import { CLI_ACTOR } from '../src/auth/actor.ts';
 import { loadConfig } from '../src/config.ts';
 import { createDeps } from '../src/deps.ts';
 import { upgradeDatabase } from '../src/upgrade.ts';
+import { backendFromArgs } from './fixtures/backend.ts';
 import { arg } from './fixtures/load.ts';
 
 const percentile = (sorted: number[], p: number): number =>
@@ -32,12 +37,10 @@ const percentile = (sorted: number[], p: number): number =>
 async function main(): Promise<void> {
   const events = Number(arg('events', '1000'));
   const clients = Math.max(1, Number(arg('clients', '4')));
-  const port = Number(arg('port', '18640'));
-  const receiverPort = Number(arg('receiver-port', '18641'));
-  const postgres = arg('database-url', '');
+  const backend = backendFromArgs('webhooks');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-webhooks-'));
-  const databaseUrl = postgres || `sqlite:${path.join(dir, 'webhooks.db')}`;
-  const schema = postgres ? `bench_webhooks_${Date.now().toString(36)}` : undefined;
+  const databaseUrl = backend.pgUrl ?? `sqlite:${path.join(dir, 'webhooks.db')}`;
+  const { schema } = backend;
 
   // Receipt times by page id, and a promise that settles when every one has arrived.
   const received = new Map<number, number>();
@@ -54,18 +57,22 @@ async function main(): Promise<void> {
       if (received.size === events) allReceived();
     });
   });
-  await new Promise<void>((resolve) => receiver.listen(receiverPort, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) =>
+    receiver.listen(Number(arg('receiver-port', '0')), '127.0.0.1', resolve),
+  );
+  const receiverPort = (receiver.address() as AddressInfo).port;
 
   const deps = createDeps(
     loadConfig({
       DATABASE_URL: databaseUrl,
+      ...(backend.redisUrl !== null ? { REDIS_URL: backend.redisUrl } : {}),
       QUIRE_BOOTSTRAP: 'false',
       LOG_LEVEL: 'silent',
       RATE_LIMIT_SCALE: '1000000',
       WEBHOOK_ALLOW_PRIVATE: 'true',
       WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
     }),
-    schema !== undefined ? { schema } : {},
+    { redisPrefix: backend.redisPrefix, ...(schema !== undefined ? { schema } : {}) },
   );
   await upgradeDatabase(deps.database, schema);
   const app = await buildApp(deps, { logger: false });
@@ -75,8 +82,8 @@ async function main(): Promise<void> {
     const version = await deps.versions.create(ctx, { name: 'v1', slug: 'v1', published: true });
     const section = await deps.documentation.create(ctx, version.id, { title: 'Guides', published: true });
     const { key } = await deps.keys.create(ctx, { permissions: 'all', versions: 'all' });
-    await app.listen({ host: '127.0.0.1', port });
-    const base = `http://127.0.0.1:${port}/api/v1`;
+    await app.listen({ host: '127.0.0.1', port: Number(arg('port', '0')) });
+    const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/api/v1`;
     const call = async (method: string, url: string, body?: unknown) => {
       const res = await fetch(`${base}${url}`, {
         method,
@@ -124,14 +131,14 @@ async function main(): Promise<void> {
       .map((id) => Math.max(0, received.get(id)! - answered.get(id)!))
       .sort((a, b) => a - b);
     process.stdout.write(
-      `${postgres ? 'PostgreSQL' : 'SQLite'}: ${events} publishes by ${clients} clients, ${received.size} delivered; ` +
+      `${backend.label}: ${events} publishes by ${clients} clients, ${received.size} delivered; ` +
         `commit → receipt p50 ${percentile(delays, 50).toFixed(1)} ms, p99 ${percentile(delays, 99).toFixed(1)} ms, ` +
         `max ${percentile(delays, 100).toFixed(1)} ms; first publish → last receipt ${(total / 1000).toFixed(2)} s\n`,
     );
   } finally {
     await app.close();
-    if (schema !== undefined) await sql`drop schema ${sql.id(schema)} cascade`.execute(deps.database.db);
     await deps.close();
+    await backend.cleanUp();
     receiver.closeAllConnections();
     receiver.close();
     fs.rmSync(dir, { recursive: true, force: true });
