@@ -35,14 +35,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ChildProcess } from 'node:child_process';
 import SQLite from 'better-sqlite3';
 import Fastify from 'fastify';
 import pg from 'pg';
 import { pageAddresses, seededDatabase, seedPages, type PageAddress } from './seed-pages.ts';
-import { backendFromArgs, DatabaseCpu, median, portArg } from './fixtures/backend.ts';
+import { backendFromArgs, median, portArg, serverRun } from './fixtures/backend.ts';
 import { sampler, type IndexSampler } from './fixtures/ids.ts';
-import { arg, startChild, stopped, type CannonOptions, type RequestSpec } from './fixtures/load.ts';
+import { arg, startChild, type CannonOptions, type RequestSpec } from './fixtures/load.ts';
 import { runRounds, type LoadRow } from './fixtures/rounds.ts';
 import { waitFor } from './fixtures/wait.ts';
 
@@ -117,20 +116,8 @@ async function main(): Promise<void> {
   const dataDir = arg('data', path.join(os.tmpdir(), 'quire-bench-pages'));
 
   const started = Date.now();
-  const children: ChildProcess[] = [];
   const logFile = path.join(dataDir, `info-${process.pid}.log`);
-  const databaseCpu = backend.pgUrl !== null ? new DatabaseCpu(backend.pgUrl) : null;
-  let cleaned = false;
-  const cleanUp = async () => {
-    if (cleaned) return;
-    cleaned = true;
-    for (const child of children) child.kill('SIGTERM');
-    await Promise.all(children.map(stopped));
-    fs.rmSync(logFile, { force: true });
-    await databaseCpu?.close();
-    await backend.cleanUp();
-  };
-  process.once('SIGINT', () => void cleanUp().finally(() => process.exit(130)));
+  const { children, databaseCpu, cleanUp } = serverRun(backend, [logFile]);
   try {
     let seed: { key: string; databaseUrl: string };
     if (backend.pgUrl !== null && backend.schema !== undefined) {

@@ -22,7 +22,6 @@
  *
  * Goal (SQLite): p50 under 5 ms and p99 under 20 ms.
  */
-import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -33,8 +32,8 @@ import { loadConfig } from '../src/config.ts';
 import { upgradeDatabase } from '../src/upgrade.ts';
 import { createDeps } from '../src/deps.ts';
 import { slugify } from '../src/shared/slug.ts';
-import { backendFromArgs, DatabaseCpu, median, portArg } from './fixtures/backend.ts';
-import { arg, random, startChild, stopped } from './fixtures/load.ts';
+import { backendFromArgs, median, portArg, serverRun } from './fixtures/backend.ts';
+import { arg, random, startChild } from './fixtures/load.ts';
 import { runRounds, type LoadRow } from './fixtures/rounds.ts';
 import { waitFor } from './fixtures/wait.ts';
 
@@ -189,19 +188,8 @@ async function main(): Promise<void> {
   const fixedPort = await portArg('fixed-port');
   const backend = backendFromArgs('search');
 
-  const children: ChildProcess[] = [];
   // On PostgreSQL the server's sessions are found by name, and their CPU reported with its own.
-  const databaseCpu = backend.pgUrl !== null ? new DatabaseCpu(backend.pgUrl) : null;
-  let cleaned = false;
-  const cleanUp = async () => {
-    if (cleaned) return;
-    cleaned = true;
-    for (const child of children) child.kill('SIGTERM');
-    await Promise.all(children.map(stopped));
-    await databaseCpu?.close();
-    await backend.cleanUp();
-  };
-  process.once('SIGINT', () => void cleanUp().finally(() => process.exit(130)));
+  const { children, databaseCpu, cleanUp } = serverRun(backend);
   try {
     const seeded =
       backend.pgUrl !== null

@@ -2,7 +2,6 @@ import { KeysService } from './auth/keys.service.ts';
 import { systemClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import { openDatabase, type DatabaseHandle } from './db/dialect.ts';
-import { reuseStatements } from './db/prepared.ts';
 import { Metrics } from './http/metrics-collector.ts';
 import { ChangeRecorder } from './events/change-recorder.ts';
 import { ChangeStamps } from './db/change-stamps.ts';
@@ -115,8 +114,6 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
       connectTimeoutMs: config.databaseConnectTimeoutMs,
       ...(metrics ? { onQuery: metrics.onQuery } : {}),
     });
-  // The writer's statements are prepared once (Kysely would prepare each anew).
-  if (database.sqlite !== null) reuseStatements(database.sqlite);
   const counters =
     overrides.counters ??
     (config.redisUrl !== null

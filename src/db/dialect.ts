@@ -6,6 +6,7 @@ import type pg from 'pg';
 import { lazyModule } from '../shared/lazy-module.ts';
 import type { Executor } from './executor.ts';
 import { SchemaPostgresDialect } from './introspection.ts';
+import { reuseStatements } from './prepared.ts';
 import { timedDialect, type QueryObserver } from './timed-dialect.ts';
 import type { Database } from './schema.ts';
 
@@ -122,6 +123,8 @@ function openSqlite(file: string, onQuery: QueryObserver | undefined): DatabaseH
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('synchronous = NORMAL');
+  // The writer's statements are prepared once per text (Kysely would prepare each anew).
+  reuseStatements(sqlite);
   const db = new Kysely<Database>({ dialect: observed(new SqliteDialect({ database: sqlite }), onQuery) });
   // An in-memory database has no file for a second connection to open: it reads on the writer.
   const readerSqlite = inMemory ? sqlite : new SQLite(file, { readonly: true });
