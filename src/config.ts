@@ -52,6 +52,8 @@ export interface Config {
   readonly metrics: boolean;
   /** CACHE_MEMORY_MB: what cached page answers and rendered contents may weigh together (MiB) */
   readonly cacheMemoryMb: number;
+  /** RENDER_AHEAD: pages' HTML is rendered and stored in the background after their contents change */
+  readonly renderAhead: boolean;
 }
 
 export class ConfigError extends Error {
@@ -185,6 +187,14 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     }
     return value;
   };
+  const flag = (name: string, fallback: boolean): boolean => {
+    const raw = get(name);
+    if (raw === undefined) return fallback;
+    if (raw === 'true' || raw === '1') return true;
+    if (raw === 'false' || raw === '0') return false;
+    problems.push(`${name} must be 'true' or 'false' (got '${raw}')`);
+    return fallback;
+  };
   const workerThreads = count('WORKER_THREADS', 1, 64);
   const workerMemoryMb = count('WORKER_MEMORY_MB', 32, 16_384) ?? 1_024;
 
@@ -200,27 +210,14 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     } else webhookSecretKey = decoded;
   }
 
-  let webhookAllowPrivate = false;
-  const rawAllowPrivate = get('WEBHOOK_ALLOW_PRIVATE');
-  if (rawAllowPrivate !== undefined) {
-    if (rawAllowPrivate === 'true' || rawAllowPrivate === '1') webhookAllowPrivate = true;
-    else if (rawAllowPrivate !== 'false' && rawAllowPrivate !== '0') {
-      problems.push(`WEBHOOK_ALLOW_PRIVATE must be 'true' or 'false' (got '${rawAllowPrivate}')`);
-    }
-  }
+  const webhookAllowPrivate = flag('WEBHOOK_ALLOW_PRIVATE', false);
   const webhookTimeoutMs = milliseconds('WEBHOOK_TIMEOUT', 10_000);
   const webhookPollIntervalMs = milliseconds('WEBHOOK_POLL_INTERVAL', 1_000);
   const webhookConcurrency = count('WEBHOOK_CONCURRENCY', 1, 256) ?? 8;
   const cacheMemoryMb = count('CACHE_MEMORY_MB', 1, 65_536) ?? 256;
 
-  let metrics = true;
-  const rawMetrics = get('METRICS');
-  if (rawMetrics !== undefined) {
-    if (rawMetrics === 'false' || rawMetrics === '0') metrics = false;
-    else if (rawMetrics !== 'true' && rawMetrics !== '1') {
-      problems.push(`METRICS must be 'true' or 'false' (got '${rawMetrics}')`);
-    }
-  }
+  const metrics = flag('METRICS', true);
+  const renderAhead = flag('RENDER_AHEAD', true);
 
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze({
@@ -248,5 +245,6 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     webhookConcurrency,
     metrics,
     cacheMemoryMb,
+    renderAhead,
   });
 }

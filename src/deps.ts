@@ -12,6 +12,7 @@ import { ChangelogsService } from './modules/changelogs/changelogs.service.ts';
 import { BrokenLinksService } from './modules/links/links.service.ts';
 import { linkScansSubscriber } from './modules/links/link-scans.events.ts';
 import { LinkScanWarmer } from './modules/links/link-scans.warmer.ts';
+import { renderAheadSubscriber } from './modules/pages/render-ahead.ts';
 import { IdempotencyService } from './modules/idempotency/idempotency.service.ts';
 import { ExportService } from './modules/export/export.service.ts';
 import { ImportService } from './modules/import/import.service.ts';
@@ -162,6 +163,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     stamp: (projectId) => stamps.current(projectId),
     memoryBytes: config.cacheMemoryMb * 1024 * 1024,
   });
+  if (config.renderAhead) changes.subscribe(renderAheadSubscriber(pages.ahead));
   const search = new SearchService(
     db,
     reader,
@@ -178,6 +180,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     caches: {
       api_key: () => keys.cacheStats(),
       page_render: () => pages.renderStats(),
+      page_render_stored: () => pages.storedRenderStats(),
       page_response: () => pages.responseCacheStats(),
       search_answer: () => search.cacheStats(),
     },
@@ -216,6 +219,8 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
       // Background work first: it uses the worker threads and the database.
       await webhookDispatcher.close();
       await linkScans.close();
+      await pages.ahead.close();
+      await pages.rendered.close();
       if (overrides.workers === undefined) await workers.close();
       await counters.close();
       await database.close();

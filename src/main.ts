@@ -36,30 +36,21 @@ export async function serve(env: Readonly<Record<string, string | undefined>> = 
       .catch((error: unknown) => app.log.warn({ err: error }, 'idempotency purge failed'));
   void purge();
   setInterval(() => void purge(), 60 * 60 * 1000).unref();
-  // Deleted pages, sections, references and versions are kept 30 days: purged on start and daily.
-  const purgeDeleted = () =>
-    deps.pages
-      .purgeDeleted()
-      .then((report) => app.log.info({ purged: report }, 'deleted rows purged'))
-      .catch((error: unknown) => app.log.warn({ err: error }, 'purge of deleted rows failed'));
-  void purgeDeleted();
-  setInterval(() => void purgeDeleted(), 24 * 60 * 60 * 1000).unref();
-  // Link scans stored 30 days ago go too: a report makes again (and stores) any it still needs.
-  const purgeLinkScans = () =>
-    deps.linkScans
-      .purge()
-      .then((count) => app.log.info({ purged: count }, 'old link scans purged'))
-      .catch((error: unknown) => app.log.warn({ err: error }, 'purge of old link scans failed'));
-  void purgeLinkScans();
-  setInterval(() => void purgeLinkScans(), 24 * 60 * 60 * 1000).unref();
-  // Webhook deliveries delivered or given up 30 days ago leave the deliveries log.
-  const purgeDeliveries = () =>
-    deps.webhookDispatcher
-      .purge()
-      .then((count) => app.log.info({ purged: count }, 'old webhook deliveries purged'))
-      .catch((error: unknown) => app.log.warn({ err: error }, 'purge of old webhook deliveries failed'));
-  void purgeDeliveries();
-  setInterval(() => void purgeDeliveries(), 24 * 60 * 60 * 1000).unref();
+  // Kept 30 days, then purged on start and daily: deleted pages, sections, references and versions;
+  // link scans and rendered contents stored or last found that long ago (made again when needed);
+  // webhook deliveries delivered or given up.
+  const daily = (what: string, purge: () => Promise<unknown>) => {
+    const run = () =>
+      purge()
+        .then((purged) => app.log.info({ purged }, `${what} purged`))
+        .catch((error: unknown) => app.log.warn({ err: error }, `purge of ${what} failed`));
+    void run();
+    setInterval(() => void run(), 24 * 60 * 60 * 1000).unref();
+  };
+  daily('deleted rows', () => deps.pages.purgeDeleted());
+  daily('old link scans', () => deps.linkScans.purge());
+  daily('old rendered contents', () => deps.pages.rendered.purge());
+  daily('old webhook deliveries', () => deps.webhookDispatcher.purge());
   if (boot) {
     const address = app.server.address();
     const port = typeof address === 'object' && address !== null ? address.port : config.port;

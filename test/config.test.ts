@@ -28,6 +28,7 @@ describe('configuration', () => {
       webhookConcurrency: 8,
       metrics: true,
       cacheMemoryMb: 256,
+      renderAhead: true,
     });
   });
 

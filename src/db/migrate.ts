@@ -18,6 +18,7 @@ import { searchPosts } from './migrations/0007-search-posts.ts';
 import { linkScans } from './migrations/0008-link-scans.ts';
 import { webhooks } from './migrations/0009-webhooks.ts';
 import { changeStamps } from './migrations/0010-change-stamps.ts';
+import { renderedContents } from './migrations/0011-rendered-contents.ts';
 
 /** Append-only: never edit a migration that has shipped; add the next one here. */
 const MIGRATIONS: readonly Migration[] = [
@@ -31,6 +32,7 @@ const MIGRATIONS: readonly Migration[] = [
   linkScans,
   webhooks,
   changeStamps,
+  renderedContents,
 ];
 
 /**

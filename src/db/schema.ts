@@ -223,6 +223,15 @@ export interface LinkScansTable {
   created: string;
 }
 
+/** A page's rendered output in one format, kept under its render key (pages.renderer.ts). */
+export interface RenderedContentsTable {
+  key: string;
+  /** the output, or with `json` 1 the output as a JSON string */
+  body: string;
+  json: number;
+  created: string;
+}
+
 /** A project's change counter (src/db/change-stamps.ts); no row: 0. */
 export interface ChangeStampsTable {
   project_id: number;
@@ -303,4 +312,5 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
   change_stamps: ChangeStampsTable;
+  rendered_contents: RenderedContentsTable;
 }

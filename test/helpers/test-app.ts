@@ -80,6 +80,9 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...(TEST_REDIS_URL ? { REDIS_URL: TEST_REDIS_URL } : {}),
     QUIRE_BOOTSTRAP: 'false',
     LOG_LEVEL: 'silent',
+    // Background renders after each write would race the tests that count renders; the tests of
+    // rendering ahead turn it on.
+    RENDER_AHEAD: 'false',
     ...options.env,
   });
   const clock =

@@ -7,10 +7,13 @@ import { TaskFailedError, type WorkerPool } from '../../workers/pool.ts';
 import type { PageQueries, PageView, Source } from './pages.repository.ts';
 import type { PageFormat } from './pages.schemas.ts';
 import { LruCache } from '../../shared/lru-cache.ts';
+import type { RenderedStore } from './rendered-store.ts';
 
 export interface RenderCacheOptions {
   /** what rendered contents may weigh, keys included (default 128 MiB; CACHE_MEMORY_MB sets it) */
   maxBytes?: number;
+  /** outputs kept in the database, found where memory has none and stored when made */
+  store?: RenderedStore;
 }
 
 /** What an entry costs besides its output and key: the map's bookkeeping. */
@@ -58,12 +61,14 @@ export class PageRenderer {
   private readonly cache: LruCache<Rendered>;
   private readonly variables = new LruCache<Readonly<Record<string, unknown>>>(256, 4_000_000, () => 1);
   private renders = 0;
+  private readonly store: RenderedStore | null;
 
   constructor(
     private readonly queries: PageQueries,
     private readonly workers: WorkerPool,
     options: RenderCacheOptions = {},
   ) {
+    this.store = options.store ?? null;
     const maxBytes = options.maxBytes ?? 128 * 1024 * 1024;
     // Weighed in bytes only: a budget, not a count, bounds what many small pages may hold.
     this.cache = new LruCache(
@@ -88,7 +93,12 @@ export class PageRenderer {
    * worker thread, and come back as JSON bytes: none of that work, nor a copy of a large output as a
    * string, lands on the event loop.
    */
-  async contents(view: PageView<Source>, format: PageFormat, trx?: Executor): Promise<RenderedContents> {
+  async contents(
+    view: PageView<Source>,
+    format: PageFormat,
+    trx?: Executor,
+    ahead = false,
+  ): Promise<RenderedContents> {
     const draft = smallAsText(view.content_draft);
     const published = smallAsText(view.content_published);
     if (isLarge(draft) || isLarge(published)) {
@@ -110,12 +120,20 @@ export class PageRenderer {
     const [draftOut, publishedOut] = await Promise.all([
       draft === null || draftFacts === null
         ? null
-        : this.render(draft, draftFacts, format, ctx, view.variables),
+        : this.render(draft, draftFacts, format, ctx, view.variables, ahead),
       published === null || publishedFacts === null
         ? null
-        : this.render(published, publishedFacts, format, ctx, view.variables),
+        : this.render(published, publishedFacts, format, ctx, view.variables, ahead),
     ]);
     return { draft: draftOut, published: publishedOut };
+  }
+
+  /**
+   * Renders the page's contents in `format` ahead of any read, each in a worker thread, where memory
+   * and the store have none: the event loop only looks them up and keeps them.
+   */
+  async prepare(view: PageView<Source>, format: Exclude<PageFormat, 'darkdown'>): Promise<void> {
+    await this.contents(view, format, undefined, true);
   }
 
   /** Darkdown is the stored text; a large one is serialised in a thread all the same. */
@@ -145,6 +163,7 @@ export class PageRenderer {
     format: Exclude<PageFormat, 'darkdown'>,
     ctx: RenderContext,
     variablesText: string,
+    inThread: boolean,
   ): Promise<Rendered> {
     let context = '';
     if (facts.linkTargets.length > 0 || variablesText !== '{}') {
@@ -158,8 +177,19 @@ export class PageRenderer {
     const key = `${format}:${facts.digest}:${context}`;
     const cached = this.cache.get(key);
     if (cached !== undefined) return cached;
+    // In the database the context is always a digest: its separators are control characters, which
+    // PostgreSQL's text refuses.
+    const storedKey =
+      this.store === null
+        ? ''
+        : `${engineFingerprint()}:${format}:${facts.digest}:${context === '' ? '' : sourceDigest(context)}`;
+    const stored = this.store === null ? undefined : await this.store.find(storedKey);
+    if (stored !== undefined) {
+      this.cache.set(key, stored);
+      return stored;
+    }
     let output: Rendered;
-    if (isLarge(source)) {
+    if (inThread || isLarge(source)) {
       output = await this.inWorker(async () => {
         const json = await this.workers.run({ kind: 'render', source, format, ctx });
         return new JsonBytes(json);
@@ -169,6 +199,7 @@ export class PageRenderer {
     }
     this.renders++;
     this.cache.set(key, output);
+    this.store?.keep(storedKey, output);
     return output;
   }
 
@@ -203,4 +234,53 @@ export class PageRenderer {
     this.variables.set(text, value);
     return value;
   }
+}
+
+/**
+ * Darkdown exercising what every format renders: block plugins, inline tokens, links, raw HTML the
+ * sanitiser must change, variables. Its outputs are part of every stored output's key.
+ */
+const PROBE = [
+  '# Probe <b onclick="x()">title</b>',
+  '',
+  'Text with *emphasis*, `code`, a [link](https://example.com/a?b=1 "t"), [auto$](/s/p#h), %v.x%, <script>x()</script><span style="color:red">kept</span>.',
+  '',
+  '$plugin[{"type": "callout", "data": {"type": "warning", "title": "T", "text": "**b** <img src=x onerror=y()>"}}]$',
+  '',
+  '$plugin[{"type": "code-block", "data": {"languageBlocks": [{"language": "js", "title": "A", "code": "a<b"}, {"language": "none", "code": "c"}]}}]$',
+  '',
+  '$plugin[{"type": "image", "data": {"url": "javascript:x()", "mode": "600", "width": 1, "height": 1, "caption": "c *d*"}}]$',
+  '',
+  '$plugin[{"type": "table", "data": {"cols": 2, "rows": 2, "widths": [0, 0], "contents": [["a", "b|c"], ["d", "**e**"]]}}]$',
+  '',
+  '$plugin[{"type": "tabs", "data": {"tabs": [{"title": "t", "content": "- x\n- [ ] y"}]}}]$',
+  '',
+  '$plugin[{"type": "cards", "data": {"view": "grid", "cards": [{"title": "c", "text": "t", "link": "/s/p"}]}}]$',
+  '',
+  '$plugin[{"type": "video", "data": {"provider": "youtube", "videoId": "abc"}}]$',
+  '',
+  '$plugin[{"type": "custom-html", "data": {"contents": "<div onclick=\\"x\\"><iframe src=\\"//e\\"></iframe>k</div>"}}]$',
+  '',
+  '$inline[badge,Beta,warning] $inline[icon,fas fa-truck] $inline[key,Ctrl+C] $inline[glossary,SLA] [^1]',
+  '',
+  '| h | i |',
+  '|---|---|',
+  '| 1 | 2 |',
+  '',
+  '[^1]: note',
+].join('\n');
+
+let fingerprint: string | null = null;
+
+/**
+ * What the engine makes of the probe in every format, by digest: stored outputs are kept under it,
+ * so a Quire whose renderer writes anything differently (a fix of the sanitiser, a new plugin
+ * markup) finds none of the outputs an earlier one stored, and renders afresh.
+ */
+export function engineFingerprint(): string {
+  if (fingerprint !== null) return fingerprint;
+  const ctx: RenderContext = { pageTitles: new Map([['s/p', 'P <t>']]), variables: { v: { x: 'w' } } };
+  const outputs = (['html', 'markdown', 'text'] as const).map((format) => renderContent(PROBE, format, ctx));
+  fingerprint = sourceDigest(JSON.stringify(outputs)).slice(0, 12);
+  return fingerprint;
 }

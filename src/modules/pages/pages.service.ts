@@ -27,6 +27,8 @@ import { PageTrash, type PurgeReport } from './pages.trash.ts';
 import { PageReader, type TaggedAnswer } from './pages.reader.ts';
 import type { WorkerPool } from '../../workers/pool.ts';
 import { PageRenderer, type RenderStats } from './pages.renderer.ts';
+import { RenderAhead } from './render-ahead.ts';
+import { RenderedStore, type StoredRenderStats } from './rendered-store.ts';
 import { PageQueries, pagesRepository as repo, type PageRow, type PageView } from './pages.repository.ts';
 import type { PageBySlugInput, PageCreateInput, PageFormat, PageUpdateInput } from './pages.schemas.ts';
 
@@ -56,6 +58,10 @@ export class PagesService {
   private readonly trash: PageTrash;
   private readonly responses: PageResponseCache;
   private readonly dialect: DialectName;
+  /** rendered outputs kept in the database (decision 0018) */
+  readonly rendered: RenderedStore;
+  /** renders the HTML of changed pages in the background */
+  readonly ahead: RenderAhead;
 
   constructor(
     database: DatabaseHandle,
@@ -70,7 +76,9 @@ export class PagesService {
     this.dialect = database.dialect;
     this.queries = new PageQueries(database);
     const cacheBytes = (caches.memoryBytes ?? DEFAULT_PAGE_CACHE_BYTES) / 2;
-    this.renderer = new PageRenderer(this.queries, workers, { maxBytes: cacheBytes });
+    this.rendered = new RenderedStore(database, clock);
+    this.renderer = new PageRenderer(this.queries, workers, { maxBytes: cacheBytes, store: this.rendered });
+    this.ahead = new RenderAhead(this.queries, this.renderer);
     this.placer = new PagePlacer(documentation);
     this.revisions = new PageHistory(database.reader, this.queries);
     this.trash = new PageTrash(this.db, this.queries, clock, changes, documentation);
@@ -135,6 +143,10 @@ export class PagesService {
 
   renderStats(): RenderStats {
     return this.renderer.stats();
+  }
+
+  storedRenderStats(): StoredRenderStats {
+    return this.rendered.stats();
   }
 
   /** Lookups of the serialised answers of `GET /page/{id}` (none on PostgreSQL: nothing is kept). */

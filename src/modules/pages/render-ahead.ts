@@ -1,0 +1,128 @@
+import { setImmediate } from 'node:timers/promises';
+import type { ChangeSubscriber } from '../../events/change-recorder.ts';
+import { contentWrites } from '../../events/content-writes.ts';
+import type { PageRenderer } from './pages.renderer.ts';
+import type { PageQueries } from './pages.repository.ts';
+
+/**
+ * How long after the last change queued the work starts: the change's transaction has committed by
+ * then, and a burst of changes is taken in one go.
+ */
+const DEBOUNCE_MS = 500;
+/** At the latest this long after the first change queued: a steady flow of edits holds nothing back. */
+const MAX_WAIT_MS = 5_000;
+/** Pages queued at most; past it a change's pages are left to their first read. */
+const MAX_QUEUED = 50_000;
+
+/**
+ * Renders the HTML of pages whose contents changed, shortly after the change, so that their first
+ * read finds it stored (rendered-store.ts) rather than rendering it (decision 0018). Pages are read
+ * from the read connection one at a time and rendered in a worker thread; the event loop only reads
+ * them and keeps the outputs. Best effort: a page not found (its transaction rolled back, or not yet
+ * visible) or a render that fails is left to its first read, which renders it as before.
+ */
+export class RenderAhead {
+  private queued = new Map<number, Set<number>>();
+  private size = 0;
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private firstQueuedAt: number | null = null;
+  private running: Promise<void> | null = null;
+  private closed = false;
+  private failed = 0;
+  private prepared = 0;
+
+  constructor(
+    private readonly queries: PageQueries,
+    private readonly renderer: PageRenderer,
+  ) {}
+
+  /** Pages rendered ahead so far, and pages whose rendering failed. */
+  stats(): { prepared: number; failures: number } {
+    return { prepared: this.prepared, failures: this.failed };
+  }
+
+  queue(projectId: number, pageIds: Iterable<number>): void {
+    if (this.closed) return;
+    let ids = this.queued.get(projectId);
+    if (ids === undefined) this.queued.set(projectId, (ids = new Set()));
+    for (const id of pageIds) {
+      if (this.size >= MAX_QUEUED) break;
+      if (!ids.has(id)) this.size += 1;
+      ids.add(id);
+    }
+    this.schedule();
+  }
+
+  /** (Re)arms the debounce; work under way is left to finish, and looks for more when it has. */
+  private schedule(): void {
+    if (this.closed || this.running !== null) return;
+    if (this.timer !== null) clearTimeout(this.timer);
+    const now = Date.now();
+    this.firstQueuedAt ??= now;
+    const delay = Math.max(0, Math.min(DEBOUNCE_MS, this.firstQueuedAt + MAX_WAIT_MS - now));
+    this.timer = setTimeout(() => this.start(), delay);
+    this.timer.unref();
+  }
+
+  /** Resolves once nothing is queued or running, starting queued work at once. */
+  async idle(): Promise<void> {
+    while (this.running !== null || this.size > 0) {
+      if (this.running === null) this.start();
+      await this.running;
+    }
+  }
+
+  /** Stops: nothing more starts, and the page under way is waited for. */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+    this.queued.clear();
+    this.size = 0;
+    await this.running;
+  }
+
+  private start(): void {
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+    if (this.closed || this.running !== null) return;
+    this.firstQueuedAt = null;
+    const work = [...this.queued];
+    this.queued = new Map();
+    this.size = 0;
+    this.running = this.run(work).finally(() => {
+      this.running = null;
+      if (this.size > 0) this.schedule();
+    });
+  }
+
+  private async run(work: ReadonlyArray<[number, Set<number>]>): Promise<void> {
+    for (const [projectId, ids] of work) {
+      for (const id of ids) {
+        if (this.closed) return;
+        try {
+          const view = await this.queries.readView(undefined, projectId, id);
+          if (view !== undefined) {
+            await this.renderer.prepare(view, 'html');
+            this.prepared += 1;
+          }
+        } catch {
+          this.failed += 1;
+        }
+        await setImmediate();
+      }
+    }
+  }
+}
+
+/**
+ * Queues, in the change's transaction, the pages whose contents a change writes (contentWrites);
+ * nothing is read or rendered there. A clone's pages hold their sources' contents under the same
+ * keys: stored already, or left to their first reads.
+ */
+export function renderAheadSubscriber(ahead: RenderAhead): ChangeSubscriber {
+  return async (_trx, { event }) => {
+    const written = contentWrites(event);
+    if (written !== null && written.pageIds.length > 0) ahead.queue(event.projectId, written.pageIds);
+  };
+}

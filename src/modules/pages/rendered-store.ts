@@ -1,0 +1,184 @@
+import { setImmediate } from 'node:timers/promises';
+import type { Clock } from '../../clock.ts';
+import type { DatabaseHandle } from '../../db/dialect.ts';
+import { PreparedRead } from '../../db/prepared.ts';
+import { toStoredDate } from '../../shared/dates.ts';
+import { JsonBytes, type Rendered } from '../../shared/serialised.ts';
+
+/** Stored outputs are kept this long after they were last stored or found; then the purge removes them. */
+export const KEEP_RENDERED_DAYS = 30;
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** How long outputs wait to be stored, so that a burst of reads is stored in a few statements. */
+const SAVE_DELAY_MS = 100;
+/** Rows one insert writes: at most a few hundred kilobytes for ordinary pages. */
+const ROWS_PER_INSERT = 100;
+/** Rows one delete of the purge removes, each its own statement: none holds the write lock long. */
+const ROWS_PER_DELETE = 1000;
+/** Outputs waiting to be stored at most; past it new ones are not kept (a later read stores them). */
+const MAX_PENDING = 5_000;
+
+interface StoredRow {
+  body: string;
+  json: number;
+  created: string;
+}
+
+export interface StoredRenderStats {
+  hits: number;
+  misses: number;
+  /** outputs written to the table so far by this instance */
+  stored: number;
+  /** saves or lookups that failed: each only left a render to a later read */
+  failures: number;
+}
+
+/**
+ * The second tier of the render cache (decision 0018): outputs kept in the database, under a key
+ * naming everything they depend on, so that a page is rendered once per change of what it depends on
+ * rather than once per process and per eviction. Any instance finds what another stored; a restart
+ * finds what was stored before it. Lookups are one point read on the read connection; outputs are
+ * stored shortly after they were made, several in one statement, through the writer. Best effort
+ * throughout: a lookup or save that fails is counted, and the page is rendered as if nothing were
+ * stored.
+ */
+export class RenderedStore {
+  private readonly read: PreparedRead<[key: string], StoredRow>;
+  private pending = new Map<string, { body: string; json: number }>();
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private running: Promise<void> | null = null;
+  private closed = false;
+  private readonly counts = { hits: 0, misses: 0, stored: 0, failures: 0 };
+
+  constructor(
+    private readonly database: DatabaseHandle,
+    private readonly clock: Clock,
+  ) {
+    this.read = new PreparedRead(database, 1, (db, key) =>
+      db.selectFrom('rendered_contents').select(['body', 'json', 'created']).where('key', '=', key),
+    );
+  }
+
+  stats(): StoredRenderStats {
+    return { ...this.counts };
+  }
+
+  /** The output stored under `key`, or undefined. One found halfway to the purge is stored again. */
+  async find(key: string): Promise<Rendered | undefined> {
+    let row: StoredRow | undefined;
+    try {
+      row = await this.read.first(undefined, key);
+    } catch {
+      this.counts.failures += 1;
+      return undefined;
+    }
+    if (row === undefined) {
+      this.counts.misses += 1;
+      return undefined;
+    }
+    this.counts.hits += 1;
+    if (row.created < toStoredDate(this.clock.now() - (KEEP_RENDERED_DAYS / 2) * DAY_MS)) {
+      this.queue(key, { body: row.body, json: row.json });
+    }
+    return row.json === 1 ? new JsonBytes(Buffer.from(row.body, 'utf8')) : row.body;
+  }
+
+  /** Stores an output made by a render, shortly. */
+  keep(key: string, output: Rendered): void {
+    const entry =
+      output instanceof JsonBytes
+        ? {
+            body: Buffer.from(
+              output.bytes.buffer,
+              output.bytes.byteOffset,
+              output.bytes.byteLength,
+            ).toString(),
+            json: 1,
+          }
+        : { body: output, json: 0 };
+    this.queue(key, entry);
+  }
+
+  /** Resolves once what waits to be stored has been (or failed to be). */
+  async idle(): Promise<void> {
+    while (this.running !== null || this.pending.size > 0) {
+      if (this.running === null) this.start();
+      await this.running;
+    }
+  }
+
+  /** Stores what waits, then takes no more. */
+  async close(): Promise<void> {
+    await this.idle();
+    this.closed = true;
+  }
+
+  /** Removes outputs neither stored nor found for KEEP_RENDERED_DAYS; the number removed. */
+  async purge(): Promise<number> {
+    const before = toStoredDate(this.clock.now() - KEEP_RENDERED_DAYS * DAY_MS);
+    let purged = 0;
+    for (;;) {
+      const result = await this.database.db
+        .deleteFrom('rendered_contents')
+        .where('key', 'in', (eb) =>
+          eb
+            .selectFrom('rendered_contents')
+            .select('key')
+            .where('created', '<', before)
+            .limit(ROWS_PER_DELETE),
+        )
+        .executeTakeFirst();
+      const count = Number(result.numDeletedRows);
+      purged += count;
+      if (count < ROWS_PER_DELETE) return purged;
+    }
+  }
+
+  private queue(key: string, entry: { body: string; json: number }): void {
+    if (this.closed || this.pending.size >= MAX_PENDING) return;
+    this.pending.set(key, entry);
+    if (this.timer === null && this.running === null) {
+      this.timer = setTimeout(() => this.start(), SAVE_DELAY_MS);
+      this.timer.unref();
+    }
+  }
+
+  private start(): void {
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+    if (this.running !== null) return;
+    const batch = [...this.pending];
+    this.pending = new Map();
+    this.running = this.save(batch).finally(() => {
+      this.running = null;
+      if (this.pending.size > 0 && !this.closed) {
+        this.timer = setTimeout(() => this.start(), SAVE_DELAY_MS);
+        this.timer.unref();
+      }
+    });
+  }
+
+  /**
+   * Inserts in statements of ROWS_PER_INSERT, a turn of the event loop apart (the SQLite driver does
+   * not yield). A key stored already takes the new date: its output is the same, as the key names
+   * everything the output depends on.
+   */
+  private async save(entries: ReadonlyArray<[string, { body: string; json: number }]>): Promise<void> {
+    const created = toStoredDate(this.clock.now());
+    for (let start = 0; start < entries.length; start += ROWS_PER_INSERT) {
+      const rows = entries
+        .slice(start, start + ROWS_PER_INSERT)
+        .map(([key, { body, json }]) => ({ key, body, json, created }));
+      try {
+        await this.database.db
+          .insertInto('rendered_contents')
+          .values(rows)
+          .onConflict((oc) => oc.column('key').doUpdateSet({ created: (eb) => eb.ref('excluded.created') }))
+          .execute();
+        this.counts.stored += rows.length;
+      } catch {
+        this.counts.failures += 1;
+      }
+      await setImmediate();
+    }
+  }
+}
