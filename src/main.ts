@@ -36,9 +36,9 @@ export async function serve(env: Readonly<Record<string, string | undefined>> = 
       .catch((error: unknown) => app.log.warn({ err: error }, 'idempotency purge failed'));
   void purge();
   setInterval(() => void purge(), 60 * 60 * 1000).unref();
-  // Kept 30 days, then purged on start and daily: deleted pages, sections, references and versions;
-  // link scans and rendered contents stored or last found that long ago (made again when needed);
-  // webhook deliveries delivered or given up.
+  // Purged on start and daily: deleted pages, sections, references and versions, link scans and
+  // webhook deliveries finished, after 30 days; rendered contents neither stored nor found for 7
+  // days. Scans and outputs are made again when needed.
   const daily = (what: string, purge: () => Promise<unknown>) => {
     const run = () =>
       purge()

@@ -184,9 +184,9 @@ export const COMMANDS: Record<string, Command> = {
     await deps.webhooks.delete(await adminContext(deps, { projectId }), id);
     return { id, deleted: true };
   },
-  // What was deleted more than 30 days ago goes for good, and link scans and rendered contents
-  // stored that long ago, and webhook deliveries finished that long ago (the server also does all
-  // of these on start and daily).
+  // What was deleted more than 30 days ago goes for good, with link scans stored and webhook
+  // deliveries finished that long ago, and rendered contents neither stored nor found for 7 days
+  // (the server also does all of these on start and daily).
   purge: async (deps, args) => {
     parseOptions(args, {});
     const deleted = await deps.pages.purgeDeleted();

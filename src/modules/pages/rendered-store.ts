@@ -6,7 +6,7 @@ import { toStoredDate } from '../../shared/dates.ts';
 import { JsonBytes, type Rendered } from '../../shared/serialised.ts';
 
 /** Stored outputs are kept this long after they were last stored or found; then the purge removes them. */
-export const KEEP_RENDERED_DAYS = 30;
+export const KEEP_RENDERED_DAYS = 7;
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** How long outputs wait to be stored, so that a burst of reads is stored in a few statements. */
 const SAVE_DELAY_MS = 100;
