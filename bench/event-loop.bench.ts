@@ -1,54 +1,41 @@
 /**
  * Does heavy work stall the server? A Quire server runs in a child process on a fresh SQLite file; while
  * it takes a 5 MiB OpenAPI upload, an invalid 5 MiB upload, a conversion of that definition to YAML and
- * the first HTML render of a 3 MB page, a probe asks `/healthz` every 5 ms and keeps its worst latency.
- * The server's resident memory is sampled every 10 ms from /proc, so the peak above the idle figure is
- * what each job costs.
+ * the first HTML render of a 3 MB page (rendering ahead is off, so the read renders), a probe asks `/healthz` every 5 ms and keeps its worst latency.
+ * The server's resident memory is read every 10 ms from /proc, so the peak above the figure at the
+ * job's start is what each job costs; its CPU time during the job is read from /proc too.
  *
- *   node --import tsx bench/event-loop.bench.ts [--port P] [--rounds 3] [--data $TMPDIR/quire-bench-loop]
+ *   node --import tsx bench/event-loop.bench.ts [--rounds 3] [--data $TMPDIR/quire-bench-loop]
+ *        [--port P] [--fixed-port P] [--fixed-duration 2]
  *        [--pg [postgres://postgres@127.0.0.1:5432/test]] [--redis [redis://127.0.0.1:6379]]
  *
- * The port, when not given, is chosen by the system. `--pg` runs the server on PostgreSQL in a schema
- * of this run's own, `--redis` with its rate-limit counters in Redis under a key prefix of its own;
- * both are removed at the end.
+ * Ports not given are chosen by the system. `--pg` runs the server on PostgreSQL in a schema of this
+ * run's own, `--redis` with its rate-limit counters in Redis under a key prefix of its own; both are
+ * removed at the end, as is `--data`.
+ *
+ * Each round starts with a `--fixed-duration` s run of a plain Fastify route that answers a fixed JSON
+ * object (a child process of its own): its req/s, printed with the round, shows how busy the machine
+ * was. Printed per round and as the median of rounds, per job: its status and time, the probe's worst
+ * and p99 latency and its number of probes, the growth of the server's RSS, its RSS at the end and its
+ * CPU time, the probes' requests included (on PostgreSQL also its database sessions' CPU time).
  *
  * Goals: `/healthz` worst latency under 50 ms during the valid and the invalid upload and the render;
  * the valid 5 MiB upload answers in under 1.5 s and raises the server's RSS by less than 150 MB. The
  * first row, with no job, shows the probe's floor on the machine at hand; read the others against it.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { bigDefinition, bigPage } from './fixtures/big-inputs.ts';
-import { backendFromArgs, portArg, prepareSchema } from './fixtures/backend.ts';
+import { backendFromArgs, portArg, prepareSchema, serverRun } from './fixtures/backend.ts';
+import { measureFixed, startFixedServer } from './fixtures/fixed-server.ts';
+import { arg, startChild } from './fixtures/load.ts';
+import { RoundTable, SERVER_COLUMNS, sampled, serverFigures, type Row } from './fixtures/operations.ts';
 import { waitFor } from './fixtures/wait.ts';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const KEY = `qk_${'b'.repeat(40)}`;
 const MiB = 1024 * 1024;
-
-const arg = (name: string, fallback: string): string => {
-  const i = process.argv.indexOf(`--${name}`);
-  return (i >= 0 ? process.argv[i + 1] : undefined) ?? fallback;
-};
-
-function rssBytes(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = /VmRSS:\s+(\d+) kB/.exec(status)?.[1];
-  return Number(kb ?? 0) * 1024;
-}
-
-interface Observation {
-  ms: number;
-  status: number;
-  worstHealthMs: number;
-  p99HealthMs: number;
-  probes: number;
-  rssAboveIdleMb: number;
-}
 
 /**
  * The probe runs in a thread of its own, so that what this process does to send a job (a 5 MiB body
@@ -73,64 +60,56 @@ parentPort.on('message', () => { stop = true; });
 })();
 `;
 
-/** Runs `job` while probing /healthz and sampling the server's RSS. */
-async function observe(base: string, pid: number, job: () => Promise<Response>): Promise<Observation> {
-  const idle = rssBytes(pid);
-  let peak = idle;
-  const sampler = setInterval(() => {
-    peak = Math.max(peak, rssBytes(pid));
-  }, 10);
+interface Probed {
+  worst: number;
+  p99: number;
+  probes: number;
+}
+
+/** Runs `job` while probing /healthz and sampling the server's CPU time and RSS. */
+async function observe(
+  base: string,
+  pid: number,
+  job: () => Promise<Response>,
+  databaseCpuMs?: () => Promise<number>,
+) {
   const probe = new Worker(PROBE, { eval: true, workerData: { url: `${base}/healthz` } });
-  const probed = new Promise<{ worst: number; p99: number; probes: number }>((resolve) =>
-    probe.once('message', resolve),
-  );
+  const probed = new Promise<Probed>((resolve) => probe.once('message', resolve));
   // The probe's first answers arrive before the job starts.
   await new Promise((r) => setTimeout(r, 100));
-  const started = performance.now();
-  const res = await job();
-  await res.arrayBuffer();
-  const ms = performance.now() - started;
+  const run = await sampled(
+    pid,
+    async () => {
+      const res = await job();
+      await res.arrayBuffer();
+      return res.status;
+    },
+    databaseCpuMs,
+  );
   probe.postMessage('stop');
   const { worst, p99, probes } = await probed;
   await probe.terminate();
-  clearInterval(sampler);
-  peak = Math.max(peak, rssBytes(pid));
   return {
-    ms,
-    status: res.status,
-    worstHealthMs: worst,
-    p99HealthMs: p99,
+    status: String(run.value),
+    ms: run.ms,
+    worstMs: worst,
+    p99Ms: p99,
     probes,
-    rssAboveIdleMb: (peak - idle) / MiB,
+    rssGrowthMb: run.rssGrowthMb,
+    ...serverFigures(run),
   };
 }
 
 async function main(): Promise<void> {
   const port = await portArg('port');
+  const fixedPort = await portArg('fixed-port');
   const rounds = Math.max(1, Number(arg('rounds', '3')));
+  const fixedSeconds = Number(arg('fixed-duration', '2'));
   const dir = arg('data', path.join(os.tmpdir(), 'quire-bench-loop'));
   const backend = backendFromArgs('loop');
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  // The server makes the demo project in an empty database; on PostgreSQL, in a schema of this run's.
-  if (backend.pgUrl !== null && backend.schema !== undefined)
-    await prepareSchema(backend.pgUrl, backend.schema);
-
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      ...backend.serverEnv(`sqlite:${path.join(dir, 'quire.db')}`),
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      RATE_LIMIT_SCALE: '1000000',
-      QUIRE_BOOTSTRAP_KEY: KEY,
-      LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const pid = child.pid;
-  if (pid === undefined) throw new Error('the server did not start');
+  const { children, databaseCpu, cleanUp } = serverRun(backend, [dir]);
   const base = `http://127.0.0.1:${port}`;
   const api = (route: string, init: RequestInit = {}) =>
     fetch(`${base}/api/v1${route}`, {
@@ -138,7 +117,29 @@ async function main(): Promise<void> {
       headers: { 'x-api-key': KEY, ...(init.headers as Record<string, string> | undefined) },
     });
   try {
-    await waitFor(`${base}/readyz`, 120_000);
+    // The server makes the demo project in an empty database; on PostgreSQL, in a schema of this run's.
+    if (backend.pgUrl !== null && backend.schema !== undefined)
+      await prepareSchema(backend.pgUrl, backend.schema);
+    children.push(
+      startChild(['src/main.ts'], {
+        ...backend.serverEnv(`sqlite:${path.join(dir, 'quire.db')}`, 'server'),
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        RATE_LIMIT_SCALE: '1000000',
+        QUIRE_BOOTSTRAP_KEY: KEY,
+        LOG_LEVEL: 'warn',
+        // The render row measures a read that renders: nothing may have rendered the page ahead.
+        RENDER_AHEAD: 'false',
+      }),
+    );
+    const pid = children[0]?.pid;
+    if (pid === undefined) throw new Error('the server did not start');
+    const [fixed] = await Promise.all([
+      startFixedServer(fixedPort, children),
+      waitFor(`${base}/readyz`, 120_000, children[0]),
+    ]);
+    const sessions =
+      databaseCpu !== null ? () => databaseCpu.cpuMs(backend.applicationName('server')) : undefined;
     process.stdout.write(`${backend.label}${backend.schema ? ` (schema ${backend.schema})` : ''}\n`);
     const versions = (await (await api('/version')).json()) as Array<{ id: number }>;
     const sections = (await (await api(`/version/${versions[0]?.id ?? 0}/documentation`)).json()) as Array<{
@@ -160,12 +161,24 @@ async function main(): Promise<void> {
         body,
       });
 
-    const jobs: Array<[string, () => Promise<Response>]> = [
-      [`valid upload (${(valid.length / MiB).toFixed(1)} MiB)`, upload(valid)],
-      [`invalid upload (${(invalid.length / MiB).toFixed(1)} MiB)`, upload(invalid)],
-    ];
-    const results = new Map<string, Observation[]>();
-    for (let round = 0; round < rounds; round++) {
+    const idle = 'nothing (3 s idle)';
+    const validName = `valid upload (${(valid.length / MiB).toFixed(1)} MiB)`;
+    const invalidName = `invalid upload (${(invalid.length / MiB).toFixed(1)} MiB)`;
+    const renderName = `first html render (${(page.length / 1e6).toFixed(1)} MB page)`;
+    const table = new RoundTable(
+      {
+        status: { title: 'status', digits: 0 },
+        ms: { title: 'job ms', digits: 0 },
+        worstMs: { title: '/healthz worst ms', digits: 1 },
+        p99Ms: { title: '/healthz p99 ms', digits: 1 },
+        probes: { title: 'probes', digits: 0 },
+        rssGrowthMb: { title: 'server RSS growth MB', digits: 0 },
+        ...SERVER_COLUMNS,
+      },
+      (text) => process.stdout.write(text),
+    );
+    process.stdout.write('/healthz probed every 5 ms during each job\n');
+    for (let round = 1; round <= rounds; round++) {
       // A fresh page and a fresh reference each round, so every render and conversion is a first one.
       const created = (await (
         await api(`/documentation/${sectionId}/page`, {
@@ -179,51 +192,39 @@ async function main(): Promise<void> {
       );
       const uploaded = await upload(toConvert)();
       const { id: convertedId } = (await uploaded.json()) as { id: number };
-      const roundJobs: Array<[string, () => Promise<Response>]> = [
+      const jobs: Array<[string, () => Promise<Response>]> = [
         // No job at all: the probe's own floor on this machine, for the figures below to be read against.
         [
-          'nothing (3 s idle)',
+          idle,
           () =>
             new Promise((resolve) => setTimeout(() => resolve(new Response(null, { status: 200 })), 3000)),
         ],
-        ...jobs,
+        [validName, upload(valid)],
+        [invalidName, upload(invalid)],
         [
           `definition as YAML (${(valid.length / MiB).toFixed(1)} MiB JSON)`,
           () => api(`/reference/${convertedId}/definition?format=yaml`),
         ],
-        [
-          `first html render (${(page.length / 1e6).toFixed(1)} MB page)`,
-          () => api(`/page/${created.id}?format=html`),
-        ],
+        [renderName, () => api(`/page/${created.id}?format=html`)],
       ];
-      for (const [name, job] of roundJobs) {
-        const list = results.get(name) ?? [];
-        list.push(await observe(base, pid, job));
-        results.set(name, list);
-      }
+      const reference = await measureFixed(fixed, fixedSeconds);
+      const rows: Array<Row<keyof Awaited<ReturnType<typeof observe>>>> = [];
+      for (const [name, job] of jobs) rows.push([name, await observe(base, pid, job, sessions)]);
+      table.round(round, rounds, reference, rows);
     }
-
-    process.stdout.write(
-      `\nmedian of ${rounds} round(s); /healthz probed every 5 ms during each job\n\n` +
-        '| job | status | job ms | /healthz worst ms | /healthz p99 ms | probes | RSS above idle MB |\n' +
-        '|---|---:|---:|---:|---:|---:|---:|\n',
+    const medians = table.medians();
+    const worst = Math.max(
+      ...[validName, invalidName, renderName].map((n) => medians.get(n)?.worstMs ?? Infinity),
     );
-    for (const [name, list] of results) {
-      const median = (pick: (o: Observation) => number) => {
-        const sorted = list.map(pick).sort((a, b) => a - b);
-        return sorted[Math.floor(sorted.length / 2)] ?? NaN;
-      };
-      const statuses = [...new Set(list.map((o) => o.status))].join('/');
-      process.stdout.write(
-        `| ${name} | ${statuses} | ${median((o) => o.ms).toFixed(0)} | ${median((o) => o.worstHealthMs).toFixed(1)} | ` +
-          `${median((o) => o.p99HealthMs).toFixed(1)} | ` +
-          `${median((o) => o.probes)} | ${median((o) => o.rssAboveIdleMb).toFixed(0)} |\n`,
-      );
-    }
+    const upload5 = medians.get(validName);
+    const met = worst < 50 && (upload5?.ms ?? Infinity) < 1500 && (upload5?.rssGrowthMb ?? Infinity) < 150;
+    process.stdout.write(
+      `\ngoal (/healthz worst < 50 ms during the uploads and the render; the valid upload < 1.5 s, ` +
+        `RSS growth < 150 MB): ${met ? 'met' : 'NOT met'} (worst ${worst.toFixed(1)} ms; upload ` +
+        `${(upload5?.ms ?? Number.NaN).toFixed(0)} ms, +${(upload5?.rssGrowthMb ?? Number.NaN).toFixed(0)} MB)\n`,
+    );
   } finally {
-    child.kill('SIGTERM');
-    await new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once('exit', resolve)));
-    await backend.cleanUp();
+    await cleanUp();
   }
 }
 

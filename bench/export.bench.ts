@@ -3,24 +3,29 @@
  * a pending draft; bench/seed-pages.ts), served by Quire in a child process on SQLite or PostgreSQL.
  *
  *   node --import tsx bench/export.bench.ts [--pages 10000] [--rounds 3] [--readers 4]
- *        [--data $TMPDIR/quire-bench] [--port P]
+ *        [--data $TMPDIR/quire-bench] [--port P] [--fixed-port P] [--fixed-duration 2]
  *        [--pg [postgres://postgres@127.0.0.1:5432/test]] [--redis [redis://127.0.0.1:6379]]
  *
- * The port, when not given, is chosen by the system. SQLite data is seeded once per page count into
- * `--data` and reused; `--pg` seeds PostgreSQL in a schema of this run's own, dropped at the end, and
- * `--redis` keeps the rate-limit counters in Redis under a key prefix of its own, deleted at the end.
+ * Ports not given are chosen by the system. SQLite data is seeded once per page count into `--data`
+ * and each run works on a copy of it, removed at the end; `--pg` seeds PostgreSQL in a schema of this
+ * run's own, dropped at the end, and `--redis` keeps the rate-limit counters in Redis under a key
+ * prefix of its own, deleted at the end.
  *
- * Each round exports the whole project over HTTP twice: alone, then while `--readers` clients read
- * pages (`GET /page/{id}?format=html`, one request after another each) for as long as it runs.
- * Printed per export: time to the first byte and to the last, the archive's size, the growth of the
- * server's resident memory during the export (sampled every 10 ms from /proc); for the second, the
- * readers' requests with their p50 and p99. In round 1 the readers meet pages never rendered. Then the archive is imported (`POST /import`) into a new project
- * of the same server: its time and pages per second.
+ * Each round starts with a `--fixed-duration` s run of a plain Fastify route that answers a fixed JSON
+ * object (a child process of its own): its req/s, printed with the round, shows how busy the machine
+ * was. Then the whole project is exported over HTTP twice: alone, then while `--readers` clients read
+ * pages (`GET /page/{id}?format=html`, one request after another each) for as long as it runs; then
+ * the archive of the first is imported (`POST /import`) into a new project of the same server.
+ *
+ * Printed per round and as the median of rounds: for each export, the time to the first byte and to
+ * the last, the archive's size and the growth of the server's resident memory during it (read every
+ * 10 ms from /proc); for the second, the readers' requests with their p50 and p99; for the import, its
+ * time and pages per second; for each, the server's RSS at its end and its CPU time (from /proc), on
+ * PostgreSQL also its database sessions' CPU time. In round 1 the readers meet pages never rendered.
  *
  * Goals (decisions of the export issue): export under 3 s, server RSS growth under 150 MB, other
  * requests served meanwhile.
  */
-import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -28,34 +33,24 @@ import path from 'node:path';
 import { CLI_ACTOR, wholeProject } from '../src/auth/actor.ts';
 import { loadConfig } from '../src/config.ts';
 import { createDeps } from '../src/deps.ts';
-import { backendFromArgs, portArg, sampleProcess } from './fixtures/backend.ts';
-import { arg, random, startChild, stopped } from './fixtures/load.ts';
+import { backendFromArgs, portArg, serverRun } from './fixtures/backend.ts';
+import { measureFixed, startFixedServer } from './fixtures/fixed-server.ts';
+import { arg, random, startChild } from './fixtures/load.ts';
+import { RoundTable, SERVER_COLUMNS, sampled, serverFigures, type Sampled } from './fixtures/operations.ts';
 import { waitFor } from './fixtures/wait.ts';
 import { seededDatabase, seedPages } from './seed-pages.ts';
-
-const rssMb = (pid: number): number => {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-  return kb / 1024;
-};
 
 const percentile = (sorted: number[], p: number): number =>
   sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? Number.NaN;
 
 interface ExportRun {
   ttfbMs: number;
-  totalMs: number;
-  bytes: number;
-  rssGrowthMb: number;
   archive: Buffer;
 }
 
-/** GET /export, timed, while the server's memory is sampled. */
-function exportOnce(port: number, key: string, pid: number): Promise<ExportRun> {
+/** GET /export: the time to its first byte, and the archive. */
+function exportOnce(port: number, key: string): Promise<ExportRun> {
   return new Promise((resolve, reject) => {
-    const baseline = rssMb(pid);
-    let peak = baseline;
-    const sampler = setInterval(() => (peak = Math.max(peak, rssMb(pid))), 10);
     const started = performance.now();
     let ttfbMs = Number.NaN;
     const chunks: Buffer[] = [];
@@ -72,17 +67,7 @@ function exportOnce(port: number, key: string, pid: number): Promise<ExportRun> 
         if (chunks.length === 0) ttfbMs = performance.now() - started;
         chunks.push(chunk);
       });
-      response.on('end', () => {
-        clearInterval(sampler);
-        const archive = Buffer.concat(chunks);
-        resolve({
-          ttfbMs,
-          totalMs: performance.now() - started,
-          bytes: archive.length,
-          rssGrowthMb: peak - baseline,
-          archive,
-        });
-      });
+      response.on('end', () => resolve({ ttfbMs, archive: Buffer.concat(chunks) }));
     });
   });
 }
@@ -114,95 +99,166 @@ async function readWhile(
   return latencies.sort((a, b) => a - b);
 }
 
-/** A second project with a key, made directly in the database the server uses. */
-async function emptyProject(databaseUrl: string, schema: string | undefined): Promise<string> {
+/** Projects with a key each, to import into, made directly in the database the server uses. */
+async function emptyProjects(databaseUrl: string, schema: string | undefined, count: number) {
   const deps = createDeps(
     loadConfig({ DATABASE_URL: databaseUrl, QUIRE_BOOTSTRAP: 'false', LOG_LEVEL: 'silent' }),
     schema !== undefined ? { schema } : {},
   );
   try {
     const cli = { actor: CLI_ACTOR, ipAddress: null };
-    const project = await deps.projects.create(cli, { name: `Import ${Date.now()}`, plan: 'enterprise' });
-    const { key } = await deps.keys.create(
-      { ...cli, scope: wholeProject(project) },
-      { permissions: 'all', versions: 'all' },
-    );
-    return key;
+    const keys: string[] = [];
+    for (let n = 1; n <= count; n++) {
+      const project = await deps.projects.create(cli, {
+        name: `Import ${Date.now()} ${n}`,
+        plan: 'enterprise',
+      });
+      const { key } = await deps.keys.create(
+        { ...cli, scope: wholeProject(project) },
+        { permissions: 'all', versions: 'all' },
+      );
+      keys.push(key);
+    }
+    return keys;
   } finally {
     await deps.close();
   }
+}
+
+/** A copy of the seeded SQLite file for this run (it imports into it), and what to remove after. */
+function workCopy(databaseUrl: string, dir: string): { databaseUrl: string; files: string[] } {
+  const work = path.join(dir, `export-${process.pid}.db`);
+  const files = [work, `${work}-wal`, `${work}-shm`, `${work}.webhook-key`];
+  for (const file of files) fs.rmSync(file, { force: true });
+  fs.copyFileSync(databaseUrl.slice('sqlite:'.length), work);
+  return { databaseUrl: `sqlite:${work}`, files };
 }
 
 async function main(): Promise<void> {
   const pages = Number(arg('pages', '10000'));
   const rounds = Math.max(1, Number(arg('rounds', '3')));
   const readers = Number(arg('readers', '4'));
+  const fixedSeconds = Number(arg('fixed-duration', '2'));
   const port = await portArg('port');
+  const fixedPort = await portArg('fixed-port');
   const backend = backendFromArgs('export');
-  let server: ChildProcess | undefined;
-  let cleaned = false;
-  const cleanUp = async () => {
-    if (cleaned) return;
-    cleaned = true;
-    if (server) {
-      server.kill('SIGTERM');
-      await stopped(server);
-    }
-    await backend.cleanUp();
-  };
-  process.once('SIGINT', () => void cleanUp().finally(() => process.exit(130)));
+  const dir = arg('data', path.join(os.tmpdir(), 'quire-bench'));
+
+  const seeded =
+    backend.pgUrl !== null
+      ? { ...(await seedPages(backend.pgUrl, pages, backend.schema)), databaseUrl: backend.pgUrl }
+      : await seededDatabase(dir, pages);
+  const work =
+    backend.pgUrl !== null ? { databaseUrl: backend.pgUrl, files: [] } : workCopy(seeded.databaseUrl, dir);
+  const { children, databaseCpu, cleanUp } = serverRun(backend, work.files);
   const base = `http://127.0.0.1:${port}`;
   try {
-    const seeded =
-      backend.pgUrl !== null
-        ? { ...(await seedPages(backend.pgUrl, pages, backend.schema)), databaseUrl: backend.pgUrl }
-        : await seededDatabase(arg('data', path.join(os.tmpdir(), 'quire-bench')), pages);
-    const importKey = await emptyProject(seeded.databaseUrl, backend.schema);
-    server = startChild(['src/main.ts'], {
-      ...backend.serverEnv(seeded.databaseUrl),
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      RATE_LIMIT_SCALE: '1000000',
-      QUIRE_BOOTSTRAP: 'false',
-      LOG_LEVEL: 'warn',
-    });
-    await waitFor(`${base}/readyz`, 120_000);
-    const pid = server.pid ?? 0;
+    const importKeys = await emptyProjects(work.databaseUrl, backend.schema, rounds);
+    children.push(
+      startChild(['src/main.ts'], {
+        ...backend.serverEnv(work.databaseUrl, 'server'),
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        RATE_LIMIT_SCALE: '1000000',
+        QUIRE_BOOTSTRAP: 'false',
+        LOG_LEVEL: 'warn',
+      }),
+    );
+    const pid = children[0]?.pid;
+    if (pid === undefined) throw new Error('the server did not start');
+    const [fixed] = await Promise.all([
+      startFixedServer(fixedPort, children),
+      waitFor(`${base}/readyz`, 120_000, children[0]),
+    ]);
+    const sessions =
+      databaseCpu !== null ? () => databaseCpu.cpuMs(backend.applicationName('server')) : undefined;
     process.stdout.write(
       `data: ${pages} pages on ${backend.label} ` +
-        `(${backend.schema !== undefined ? `schema ${backend.schema}` : seeded.databaseUrl}); ` +
-        `${readers} readers during each export\n`,
+        `(${backend.schema !== undefined ? `schema ${backend.schema}` : work.databaseUrl}); ` +
+        `${readers} readers during the second export of each round\n`,
     );
-    let archive: Buffer = Buffer.alloc(0);
-    for (let round = 1; round <= rounds; round++) {
-      // Alone first, then with readers: what the export costs, and what it leaves the others.
-      const cpuBefore = sampleProcess(pid).cpuMs;
-      const alone = await exportOnce(port, seeded.key, pid);
-      const cpuAlone = sampleProcess(pid).cpuMs - cpuBefore;
-      const running = exportOnce(port, seeded.key, pid);
-      const latencies = await readWhile(base, seeded.key, seeded.pageIds, readers, running);
-      const run = await running;
-      archive = run.archive;
-      process.stdout.write(
-        `round ${round}: export alone: first byte ${alone.ttfbMs.toFixed(0)} ms, complete ${alone.totalMs.toFixed(0)} ms, ` +
-          `${(alone.bytes / 1024 / 1024).toFixed(1)} MiB, server RSS +${alone.rssGrowthMb.toFixed(0)} MB, ` +
-          `server CPU ${cpuAlone.toFixed(0)} ms; ` +
-          `with ${readers} readers: first byte ${run.ttfbMs.toFixed(0)} ms, complete ${run.totalMs.toFixed(0)} ms, ` +
-          `server RSS +${run.rssGrowthMb.toFixed(0)} MB, page reads meanwhile ${latencies.length}, ` +
-          `p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms\n`,
-      );
-    }
-    const started = performance.now();
-    const res = await fetch(`${base}/api/v1/import`, {
-      method: 'POST',
-      headers: { 'x-api-key': importKey, 'content-type': 'application/zip' },
-      body: archive,
+    const table = new RoundTable(
+      {
+        firstByteMs: { title: 'first byte ms', digits: 0 },
+        ms: { title: 'complete ms', digits: 0 },
+        archiveMiB: { title: 'archive MiB', digits: 1 },
+        rssGrowthMb: { title: 'server RSS growth MB', digits: 0 },
+        reads: { title: 'page reads', digits: 0 },
+        readP50Ms: { title: 'read p50 ms', digits: 1 },
+        readP99Ms: { title: 'read p99 ms', digits: 1 },
+        pagesPerSecond: { title: 'pages/s', digits: 0 },
+        ...SERVER_COLUMNS,
+      },
+      (text) => process.stdout.write(text),
+    );
+    const exportFigures = (s: Sampled<ExportRun>) => ({
+      firstByteMs: s.value.ttfbMs,
+      ms: s.ms,
+      archiveMiB: s.value.archive.length / 1024 / 1024,
+      rssGrowthMb: s.rssGrowthMb,
+      ...serverFigures(s),
     });
-    const report = (await res.json()) as { pages?: number };
-    const seconds = (performance.now() - started) / 1000;
-    if (res.status !== 201) throw new Error(`import answered ${res.status}: ${JSON.stringify(report)}`);
+    const alone = `export alone`;
+    const withReaders = `export with ${readers} readers`;
+    const imported = 'import of the archive (POST /import)';
+    for (let round = 1; round <= rounds; round++) {
+      const reference = await measureFixed(fixed, fixedSeconds);
+      // Alone first, then with readers: what the export costs, and what it leaves the others.
+      const first = await sampled(pid, () => exportOnce(port, seeded.key), sessions);
+      let latencies: number[] = [];
+      const second = await sampled(
+        pid,
+        async () => {
+          const running = exportOnce(port, seeded.key);
+          latencies = await readWhile(base, seeded.key, seeded.pageIds, readers, running);
+          return running;
+        },
+        sessions,
+      );
+      const importing = await sampled(
+        pid,
+        async () => {
+          const res = await fetch(`${base}/api/v1/import`, {
+            method: 'POST',
+            headers: { 'x-api-key': importKeys[round - 1] ?? '', 'content-type': 'application/zip' },
+            body: first.value.archive,
+          });
+          const report = (await res.json()) as { pages?: number };
+          if (res.status !== 201) throw new Error(`import answered ${res.status}: ${JSON.stringify(report)}`);
+          return report.pages ?? 0;
+        },
+        sessions,
+      );
+      table.round(round, rounds, reference, [
+        [alone, exportFigures(first)],
+        [
+          withReaders,
+          {
+            ...exportFigures(second),
+            reads: latencies.length,
+            readP50Ms: percentile(latencies, 50),
+            readP99Ms: percentile(latencies, 99),
+          },
+        ],
+        [
+          imported,
+          {
+            ms: importing.ms,
+            pagesPerSecond: importing.value / (importing.ms / 1000),
+            rssGrowthMb: importing.rssGrowthMb,
+            ...serverFigures(importing),
+          },
+        ],
+      ]);
+    }
+    const medians = table.medians();
+    const exported = medians.get(alone);
+    const reads = medians.get(withReaders)?.reads ?? 0;
+    const met = (exported?.ms ?? Infinity) < 3000 && (exported?.rssGrowthMb ?? Infinity) < 150 && reads > 0;
     process.stdout.write(
-      `import: ${report.pages ?? 0} pages in ${seconds.toFixed(1)} s, ${((report.pages ?? 0) / seconds).toFixed(0)} pages/s\n`,
+      `\ngoal (export alone < 3 s, RSS growth < 150 MB, pages read meanwhile): ${met ? 'met' : 'NOT met'} ` +
+        `(median ${(exported?.ms ?? Number.NaN).toFixed(0)} ms, +${(exported?.rssGrowthMb ?? Number.NaN).toFixed(0)} MB, ` +
+        `${reads.toFixed(0)} reads)\n`,
     );
   } finally {
     await cleanUp();
