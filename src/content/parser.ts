@@ -4,6 +4,8 @@ import { blockPluginRule } from './block-plugin-rule.ts';
 import { assetRule, headingIdRule } from './core-rules.ts';
 import { autoLinkRule, inlineTokenRule, variableRule } from './inline-rules.ts';
 import { guardLinks } from './link-safety.ts';
+import { useParseShortcuts } from './parse-shortcuts.ts';
+import { useDirectStates } from './parse-states.ts';
 import { taskListRule } from './task-list-rule.ts';
 
 /** The host and path after `www.`; sticky, so it reads at the position linkify-it gives. */
@@ -56,6 +58,8 @@ export function tokensInSourceOrder(tokens: Token[], env: Env): Token[] {
 /** GitHub-flavoured Markdown, and with `darkdown` the Darkdown constructs on top. */
 function createParser(darkdown: boolean, linkify = true): MarkdownIt {
   const md = new MarkdownItConstructor({ html: true, linkify, typographer: false });
+  useDirectStates(md);
+  useParseShortcuts(md);
   // GFM autolinks: URLs with a scheme, emails and `www.` hosts, but not bare `example.com` (linkify-it's
   // fuzzy links), which GitHub does not link and which breaks CommonMark conformance.
   md.linkify.set({ fuzzyLink: false, fuzzyEmail: true });
@@ -116,6 +120,8 @@ export function gfmParser(linkify: boolean): MarkdownIt {
 export function commonMarkParser(): MarkdownIt {
   if (commonMark === undefined) {
     commonMark = new MarkdownItConstructor('commonmark', { html: true });
+    useDirectStates(commonMark);
+    useParseShortcuts(commonMark);
     guardLinks(commonMark);
   }
   return commonMark;
