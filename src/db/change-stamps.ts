@@ -1,7 +1,7 @@
 import type SQLite from 'better-sqlite3';
 import type { DatabaseHandle } from './dialect.ts';
 
-/** A stamp read waiting for the next query. */
+/** A stamp read waiting for the next read. */
 interface Waiter {
   projectId: number;
   resolve: (stamp: string | null) => void;
@@ -9,45 +9,74 @@ interface Waiter {
 
 /**
  * Each project's change stamp: a counter row that triggers bump in the transaction of every write to
- * what a page answer is made of (migrations/0010-change-stamps.ts), so it moves when such a
- * write commits, whatever made it, seen alike by every instance on the database. A cache keeps an answer under the stamp it read before reading the
- * answer's data, and serves it only while a stamp read made after the request arrived is the same.
+ * what a page answer is made of (migrations/0010-change-stamps.ts), so it moves when such a write
+ * commits, whatever made it, seen alike by every instance on the database. A cache keeps an answer
+ * under the stamp it read before reading the answer's data, and serves it only while a stamp read
+ * made after the request arrived is the same.
  *
- * On SQLite the stamp is a point read of a statement prepared on the read connection (microseconds).
- * On PostgreSQL reads are batched: one query at a time reads the stamps of every request that arrived
- * before it started; a request arriving while a query is in flight waits for the next one, never for
- * an answer that may predate it.
+ * Reads are batched: one read serves every request that asked before it started, and a request
+ * asking while one is under way waits for the next, never for a stamp that may predate it.
+ * - SQLite: one point read, on the read connection, at the end of the event loop's turn
+ *   (`setImmediate`) for the requests of that turn. The read itself is cheap, but each one takes and
+ *   releases the shared lock of the WAL index (three system calls): alone per request, it cost more
+ *   than the rest of a cached answer's JavaScript.
+ * - PostgreSQL: one query at a time, for the requests that arrived before it started.
  */
 export class ChangeStamps {
   private statement: SQLite.Statement<[number], number | bigint | string> | null = null;
   private waiting: Waiter[] = [];
-  private querying = false;
+  /** SQLite: a read is scheduled for the end of this turn; PostgreSQL: a query is running */
+  private busy = false;
 
   constructor(private readonly database: DatabaseHandle) {}
 
   /**
    * The project's stamp as committed now, or null when none can be read (an in-memory SQLite database
-   * inside a transaction, whose reads would see uncommitted rows; a failed query): nothing is then
+   * inside a transaction, whose reads would see uncommitted rows; a failed read): nothing is then
    * served from, or kept in, a cache.
    */
-  current(projectId: number): Promise<string | null> | string | null {
-    const sqlite = this.database.readerSqlite;
-    if (sqlite === null) {
-      return new Promise((resolve) => {
-        this.waiting.push({ projectId, resolve });
-        if (!this.querying) void this.drain();
-      });
-    }
-    if (sqlite.inTransaction) return null;
-    this.statement ??= sqlite
-      .prepare<[number], number | bigint | string>('select stamp from change_stamps where project_id = ?')
-      .pluck();
-    return String(this.statement.get(projectId) ?? 0);
+  current(projectId: number): Promise<string | null> {
+    return new Promise((resolve) => {
+      this.waiting.push({ projectId, resolve });
+      if (this.busy) return;
+      this.busy = true;
+      if (this.database.readerSqlite === null) void this.drain();
+      else setImmediate(this.readSqlite);
+    });
   }
 
-  /** Runs queries while requests wait; each query takes every request waiting when it starts. */
+  /** SQLite: reads the stamps of every request waiting, once per project. */
+  private readonly readSqlite = (): void => {
+    this.busy = false;
+    const batch = this.waiting;
+    this.waiting = [];
+    const stamps = new Map<number, string | null>();
+    for (const waiter of batch) {
+      let stamp = stamps.get(waiter.projectId);
+      if (stamp === undefined) {
+        stamp = this.sqliteStamp(waiter.projectId);
+        stamps.set(waiter.projectId, stamp);
+      }
+      waiter.resolve(stamp);
+    }
+  };
+
+  private sqliteStamp(projectId: number): string | null {
+    const sqlite = this.database.readerSqlite;
+    if (sqlite === null || sqlite.inTransaction) return null;
+    try {
+      this.statement ??= sqlite
+        .prepare<[number], number | bigint | string>('select stamp from change_stamps where project_id = ?')
+        .pluck();
+      return String(this.statement.get(projectId) ?? 0);
+    } catch {
+      // The request's own read reports the failure; without a stamp nothing is cached.
+      return null;
+    }
+  }
+
+  /** PostgreSQL: runs queries while requests wait; each query takes every request waiting when it starts. */
   private async drain(): Promise<void> {
-    this.querying = true;
     try {
       while (this.waiting.length > 0) {
         const batch = this.waiting;
@@ -69,7 +98,7 @@ export class ChangeStamps {
           waiter.resolve(stamps === null ? null : (stamps.get(waiter.projectId) ?? '0'));
       }
     } finally {
-      this.querying = false;
+      this.busy = false;
     }
   }
 }

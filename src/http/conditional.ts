@@ -31,8 +31,13 @@ function listed(header: string): string[] {
 /** `If-None-Match`: whether the client holds the current answer already (weak comparison). */
 export function notModified(header: string | undefined, tag: string): boolean {
   if (header === undefined) return false;
-  return listed(header).some((given) => given === '*' || given.replace(/^W\//, '') === tag);
+  // One tag, as clients send it: compared as it is, without splitting the header into a list.
+  if (!header.includes(',')) return matchesWeakly(header.trim(), tag);
+  return listed(header).some((given) => matchesWeakly(given, tag));
 }
+
+const matchesWeakly = (given: string, tag: string): boolean =>
+  given === '*' || given === tag || (given.startsWith('W/') && given.slice(2) === tag);
 
 /** `If-Match` held a tag that is not current: the write is refused with 412 and the current tag. */
 export class PreconditionFailedError extends AppError {

@@ -1,6 +1,17 @@
 import { createHash, type Hash } from 'node:crypto';
 import { Readable } from 'node:stream';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type {
+  FastifyError,
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  onRequestHookHandler,
+  onResponseHookHandler,
+  onSendHookHandler,
+  preHandlerHookHandler,
+  preParsingHookHandler,
+  RequestPayload,
+} from 'fastify';
 import { InvalidFieldError, PayloadTooLargeError } from '../errors.ts';
 
 /** An answer kept for replay. */
@@ -45,88 +56,169 @@ const DEFAULT_BODY_LIMIT = 1024 * 1024;
  * byte (a multipart body too); the key is claimed in the database once the request is valid
  * and permitted, just before the handler; the answer completes the claim. A retry of the same request
  * gets the first answer replayed with `Idempotent-Replayed: true`.
+ *
+ * The hooks are the routes' own, added to the writes of the API only, after the pipeline's (the
+ * request's key is resolved by then): reads never run them, not even to find nothing to do. Each one
+ * that finds nothing to do answers at once, without a promise.
  */
 export function registerIdempotency(app: FastifyInstance, service: IdempotencyStore): void {
   app.decorateRequest('idempotency', null);
 
-  app.addHook('onRequest', async (request) => {
-    if (request.routeOptions.config.operation === undefined || !WRITES.has(request.method)) return;
+  const onRequest: onRequestHookHandler = (request, _reply, done) => {
     const header = request.headers['idempotency-key'];
-    if (header === undefined) return;
+    if (header === undefined || !WRITES.has(request.method)) {
+      done();
+      return;
+    }
     if (typeof header !== 'string' || !KEY.test(header)) {
-      throw new InvalidFieldError('header.idempotency-key', 'must be 1-255 printable ASCII characters');
+      done(new InvalidFieldError('header.idempotency-key', 'must be 1-255 printable ASCII characters'));
+      return;
     }
     const hash = createHash('sha256').update(`${request.method} ${request.url}\n`);
     request.idempotency = { key: header, hash, claimId: null };
-  });
+    done();
+  };
 
-  app.addHook('preParsing', async (request, _reply, payload) => {
+  const preParsing: preParsingHookHandler = (request, _reply, payload, done) => {
     const state = request.idempotency;
-    if (state === null) return payload;
-    const limit = request.routeOptions.bodyLimit ?? DEFAULT_BODY_LIMIT;
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of payload) {
-      size += (chunk as Buffer).length;
-      if (size > limit) throw new PayloadTooLargeError(`The body is larger than ${limit} bytes.`);
-      chunks.push(chunk as Buffer);
-    }
-    const body = Buffer.concat(chunks);
-    state.hash.update(body);
-    const again = Readable.from([body], { objectMode: false }) as Readable & {
-      receivedEncodedLength?: number;
-    };
-    again.receivedEncodedLength = size;
-    if (/^multipart\//i.test(request.headers['content-type'] ?? '')) replayRawBody(request, body);
-    return again;
-  });
-
-  app.addHook('preHandler', async (request, reply) => {
-    const state = request.idempotency;
-    const actor = request.auth?.actor;
-    if (state === null || actor === undefined) return;
-    const claim = await service.claim(actor.keyId, state.key, state.hash.digest('base64url'));
-    if (claim.kind === 'claimed') {
-      state.claimId = claim.id;
+    if (state === null) {
+      done(null, payload);
       return;
     }
-    const { status, contentType, etag, body } = claim.answer;
-    reply.code(status).header('idempotent-replayed', 'true');
-    if (contentType !== null) reply.type(contentType);
-    if (etag !== null) reply.header('etag', etag);
-    return reply.send(body);
-  });
-
-  app.addHook('onSend', async (request, reply, payload) => {
-    const claimId = takeClaim(request);
-    if (claimId === null) return payload;
-    // A failure of ours is not an answer to keep: the retry runs again.
-    if (reply.statusCode >= 500 || payload instanceof Readable) {
-      await service.release(claimId);
-      return payload;
-    }
-    const body =
-      typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '';
-    const contentType = reply.getHeader('content-type');
-    const etag = reply.getHeader('etag');
-    await service.complete(
-      claimId,
-      {
-        status: reply.statusCode,
-        contentType: typeof contentType === 'string' ? contentType : null,
-        etag: typeof etag === 'string' ? etag : null,
-        body,
-      },
-      request.routeOptions.config.secretAnswer === true,
+    readWhole(request, state, payload).then(
+      (again) => done(null, again),
+      (error: unknown) => done(error as FastifyError),
     );
-    return payload;
-  });
+  };
+
+  const preHandler: preHandlerHookHandler = (request, reply, done) => {
+    const state = request.idempotency;
+    const actor = request.auth?.actor;
+    if (state === null || actor === undefined) {
+      done();
+      return;
+    }
+    claimOrReplay(service, state, actor.keyId, reply).then(
+      (replayed) => {
+        // A replay has been sent: the route does not run.
+        if (!replayed) done();
+      },
+      (error: unknown) => done(error as FastifyError),
+    );
+  };
+
+  const onSend: onSendHookHandler = (request, reply, payload, done) => {
+    const claimId = takeClaim(request);
+    if (claimId === null) {
+      done(null, payload);
+      return;
+    }
+    keepAnswer(service, claimId, request, reply, payload).then(
+      () => done(null, payload),
+      (error: unknown) => done(error as FastifyError),
+    );
+  };
 
   // A request that ended without an answer (a hook failed late, the client went away first) frees its key.
-  app.addHook('onResponse', async (request) => {
+  const onResponse: onResponseHookHandler = (request, _reply, done) => {
     const claimId = takeClaim(request);
-    if (claimId !== null) await service.release(claimId);
+    if (claimId === null) {
+      done();
+      return;
+    }
+    service.release(claimId).then(
+      () => done(),
+      (error: unknown) => done(error as FastifyError),
+    );
+  };
+
+  app.addHook('onRoute', (route) => {
+    if (route.config?.operation === undefined) return;
+    if (![route.method].flat().some((method) => WRITES.has(method))) return;
+    route.onRequest = [...hooksOf(route.onRequest), onRequest];
+    route.preParsing = [...hooksOf(route.preParsing), preParsing];
+    route.preHandler = [...hooksOf(route.preHandler), preHandler];
+    route.onSend = [...hooksOf(route.onSend), onSend];
+    route.onResponse = [...hooksOf(route.onResponse), onResponse];
   });
+}
+
+/** A route's own hooks of one kind, as a list. */
+function hooksOf<T>(hooks: T | T[] | undefined): T[] {
+  if (hooks === undefined) return [];
+  return Array.isArray(hooks) ? hooks : [hooks];
+}
+
+/** The body, read whole into the fingerprint, and given again to the parser as a stream of its own. */
+async function readWhole(
+  request: FastifyRequest,
+  state: IdempotencyState,
+  payload: RequestPayload,
+): Promise<RequestPayload> {
+  const limit = request.routeOptions.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of payload) {
+    size += (chunk as Buffer).length;
+    if (size > limit) throw new PayloadTooLargeError(`The body is larger than ${limit} bytes.`);
+    chunks.push(chunk as Buffer);
+  }
+  const body = Buffer.concat(chunks);
+  state.hash.update(body);
+  const again = Readable.from([body], { objectMode: false }) as Readable & {
+    receivedEncodedLength?: number;
+  };
+  again.receivedEncodedLength = size;
+  if (/^multipart\//i.test(request.headers['content-type'] ?? '')) replayRawBody(request, body);
+  return again;
+}
+
+/** Claims the key for this request, or sends the answer kept for it: true when it was replayed. */
+async function claimOrReplay(
+  service: IdempotencyStore,
+  state: IdempotencyState,
+  apiKeyId: number,
+  reply: FastifyReply,
+): Promise<boolean> {
+  const claim = await service.claim(apiKeyId, state.key, state.hash.digest('base64url'));
+  if (claim.kind === 'claimed') {
+    state.claimId = claim.id;
+    return false;
+  }
+  const { status, contentType, etag, body } = claim.answer;
+  reply.code(status).header('idempotent-replayed', 'true');
+  if (contentType !== null) reply.type(contentType);
+  if (etag !== null) reply.header('etag', etag);
+  reply.send(body);
+  return true;
+}
+
+/** Completes the claim with the answer; a failure of ours is not an answer to keep: the retry runs again. */
+async function keepAnswer(
+  service: IdempotencyStore,
+  claimId: number,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  payload: unknown,
+): Promise<void> {
+  if (reply.statusCode >= 500 || payload instanceof Readable) {
+    await service.release(claimId);
+    return;
+  }
+  const body =
+    typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '';
+  const contentType = reply.getHeader('content-type');
+  const etag = reply.getHeader('etag');
+  await service.complete(
+    claimId,
+    {
+      status: reply.statusCode,
+      contentType: typeof contentType === 'string' ? contentType : null,
+      etag: typeof etag === 'string' ? etag : null,
+      body,
+    },
+    request.routeOptions.config.secretAnswer === true,
+  );
 }
 
 /**

@@ -1,5 +1,14 @@
 import { isUtf8 } from 'node:buffer';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type {
+  FastifyContextConfig,
+  FastifyError,
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  HookHandlerDoneFunction,
+  onRequestHookHandler,
+  preValidationHookHandler,
+} from 'fastify';
 import type { Clock } from '../clock.ts';
 import { jsonDepthExceeds } from '../shared/nesting.ts';
 import type { Config } from '../config.ts';
@@ -34,36 +43,18 @@ export function registerPipeline(app: FastifyInstance, deps: PipelineDeps): void
   app.decorateRequest('auth', null);
   const limits = operationLimits(deps.config);
 
-  // Callback style, and synchronous when the key and the counter are answered from memory: a
-  // cached read then goes from here to its handler without waiting for a turn of the event loop.
-  app.addHook('onRequest', (request, reply, done) => {
-    let pending: Promise<void> | undefined;
-    try {
-      pending = admit(request, reply, deps, limits);
-    } catch (error) {
-      done(error as FastifyError);
-      return;
-    }
-    if (pending === undefined) done();
-    else
-      pending.then(
-        () => done(),
-        (error: unknown) => done(error as FastifyError),
-      );
-  });
-
-  // PostgreSQL text cannot hold NUL; refusing it everywhere keeps both databases answering alike.
-  // A query string can only hold a NUL as `%00` (Node refuses a raw one), so a URL without it and a
-  // request without a body are not walked.
-  app.addHook('preValidation', (request, _reply, done) => {
-    if (request.routeOptions.config.operation === undefined) {
-      done();
-      return;
-    }
-    const found =
-      (request.url.includes('%00') ? nulPath(request.query, 'query') : null) ??
-      (request.body === undefined ? null : nulPath(request.body, 'body'));
-    done(found === null ? undefined : new InvalidFieldError(found, 'must not contain NUL characters'));
+  // The routes of operations get these hooks as their own, first of their own, with their
+  // configuration at hand (`request.routeOptions` makes a new object at every call): other routes
+  // (health, documents) never run them.
+  app.addHook('onRoute', (route) => {
+    const config = route.config;
+    const operation = config?.operation;
+    if (config === undefined || operation === undefined) return;
+    const gate: Gate = { config, operation, limit: limits[operation] };
+    // GET and HEAD read no body: their query is checked for NUL as soon as they are admitted.
+    const bodiless = [route.method].flat().every((method) => method === 'GET' || method === 'HEAD');
+    route.onRequest = [admission(gate, deps, bodiless), ...hooksOf(route.onRequest)];
+    if (!bodiless) route.preValidation = [refuseNul, ...hooksOf(route.preValidation)];
   });
 
   // Fastify parses text/plain by default; here every type but JSON goes to the catch-all below.
@@ -147,6 +138,57 @@ function operationLimits(config: Config): Record<OperationId, OperationLimit> {
   return limits;
 }
 
+/** What the hooks of an operation's route know of it. */
+interface Gate {
+  config: FastifyContextConfig;
+  operation: OperationId;
+  limit: OperationLimit;
+}
+
+/**
+ * Callback style, and synchronous when the key and the counter are answered from memory: a cached
+ * read then goes from here to its handler without waiting for a turn of the event loop.
+ */
+function admission(gate: Gate, deps: PipelineDeps, bodiless: boolean): onRequestHookHandler {
+  const admitted = (request: FastifyRequest, done: HookHandlerDoneFunction) => {
+    const found = bodiless && request.url.includes('%00') ? nulPath(request.query, 'query') : null;
+    done(found === null ? undefined : nulError(found));
+  };
+  return (request, reply, done) => {
+    let pending: Promise<void> | undefined;
+    try {
+      pending = admit(request, reply, gate, deps);
+    } catch (error) {
+      done(error as FastifyError);
+      return;
+    }
+    if (pending === undefined) admitted(request, done);
+    else
+      pending.then(
+        () => admitted(request, done),
+        (error: unknown) => done(error as FastifyError),
+      );
+  };
+}
+
+// PostgreSQL text cannot hold NUL; refusing it everywhere keeps both databases answering alike.
+// A query string can only hold a NUL as `%00` (Node refuses a raw one), so a URL without it and a
+// request without a body are not walked.
+const refuseNul: preValidationHookHandler = (request, _reply, done) => {
+  const found =
+    (request.url.includes('%00') ? nulPath(request.query, 'query') : null) ??
+    (request.body === undefined ? null : nulPath(request.body, 'body'));
+  done(found === null ? undefined : nulError(found));
+};
+
+const nulError = (path: string) => new InvalidFieldError(path, 'must not contain NUL characters');
+
+/** A route's own hooks of one kind, as a list. */
+function hooksOf<T>(hooks: T | T[] | undefined): T[] {
+  if (hooks === undefined) return [];
+  return Array.isArray(hooks) ? hooks : [hooks];
+}
+
 /**
  * Origin policy, key, rate limit and permission of an operation's request; a promise only when the key
  * or the counter had to be waited for.
@@ -154,12 +196,10 @@ function operationLimits(config: Config): Record<OperationId, OperationLimit> {
 function admit(
   request: FastifyRequest,
   reply: FastifyReply,
+  gate: Gate,
   deps: PipelineDeps,
-  limits: Record<OperationId, OperationLimit>,
 ): Promise<void> | undefined {
-  const config = request.routeOptions.config;
-  const operation = config.operation;
-  if (operation === undefined) return undefined;
+  const { config, operation } = gate;
   // An operation without a body ignores the type of whatever is sent (decisions §4), even an
   // empty or malformed one, which Fastify would otherwise refuse with 415 before any handler.
   if (config.body === undefined && request.headers['content-type'] !== undefined) {
@@ -179,38 +219,33 @@ function admit(
 
   const auth = authenticate(request, operation, deps);
   if (auth instanceof Promise) {
-    return auth.then((resolved) =>
-      limitAndPermit(request, reply, operation, resolved, deps, limits[operation]),
-    );
+    return auth.then((resolved) => limitAndPermit(request, reply, gate, resolved, deps));
   }
-  return limitAndPermit(request, reply, operation, auth, deps, limits[operation]);
+  return limitAndPermit(request, reply, gate, auth, deps);
 }
 
 function limitAndPermit(
   request: FastifyRequest,
   reply: FastifyReply,
-  operation: OperationId,
+  gate: Gate,
   auth: KeyAuth,
   deps: PipelineDeps,
-  limit: OperationLimit,
 ): Promise<void> | undefined {
   request.auth = auth;
   const now = deps.clock.now();
-  const counted = deps.counters.increment(`${operation}:${auth.actor.keyId}`, limit.windowMs, now);
+  const counted = deps.counters.increment(`${gate.operation}:${auth.actor.keyId}`, gate.limit.windowMs, now);
   if (counted instanceof Promise) {
-    return counted.then((count) => permit(request, reply, operation, auth, deps, limit, count, now));
+    return counted.then((count) => permit(reply, gate, auth, deps, count, now));
   }
-  permit(request, reply, operation, auth, deps, limit, counted, now);
+  permit(reply, gate, auth, deps, counted, now);
   return undefined;
 }
 
 function permit(
-  request: FastifyRequest,
   reply: FastifyReply,
-  operation: OperationId,
+  { config, operation, limit }: Gate,
   auth: KeyAuth,
   deps: PipelineDeps,
-  limit: OperationLimit,
   { count, resetAt }: WindowCount,
   now: number,
 ): void {
@@ -223,7 +258,7 @@ function permit(
       Math.max(1, Math.ceil((resetAt - now) / 1000)),
     );
   }
-  const permission = request.routeOptions.config.permission;
+  const permission = config.permission;
   if (permission !== undefined && !auth.actor.permissions.has(permission)) {
     throw new ForbiddenError(`This API key lacks the permission '${permission}'.`);
   }

@@ -56,8 +56,11 @@ export class PageResponseCache {
       maxBytes,
       (entry) => entry.body.length + ENTRY_OVERHEAD,
     );
-    // Resolutions are small: a sixty-fourth of the budget holds hundreds of thousands.
-    const resolutionBytes = Math.max(ENTRY_OVERHEAD, Math.floor(maxBytes / 64));
+    // Resolutions are small (about 260 bytes with their key), and a page may be named by several: a
+    // sixteenth of the budget (32,000 of them in the default 128 MiB) holds two for every answer of
+    // 8 KB. A sixty-fourth held fewer than the answers of 10,000 pages of 5 KB: reads by slugs then
+    // missed in turn, each costing three queries.
+    const resolutionBytes = Math.max(ENTRY_OVERHEAD, Math.floor(maxBytes / 16));
     this.resolutions = new LruCache(
       Math.max(1, Math.floor(resolutionBytes / ENTRY_OVERHEAD)),
       resolutionBytes,

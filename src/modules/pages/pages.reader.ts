@@ -44,7 +44,7 @@ export class PageReader {
     const cached = stamp === null ? undefined : this.responses.get(key, stamp, projectId);
     if (cached) {
       assertVersionInScope(ctx.scope, cached.versionId);
-      return { body: cached.body, etag: cached.etag };
+      return cached;
     }
     const view = await this.queries.readView(ctx.transaction, projectId, id);
     if (!view) throw new NotFoundError(`Page ${id} not found.`);
@@ -62,17 +62,11 @@ export class PageReader {
     const projectId = ctx.scope.project.id;
     const format = query.format ?? 'darkdown';
     const stamp = ctx.transaction === undefined ? await this.responses.stamp(projectId) : null;
-    const slugKey = JSON.stringify([
-      query.version_id ?? null,
-      query.version_slug ?? null,
-      query.documentation_id ?? null,
-      query.documentation_slug ?? null,
-      pageSlug,
-    ]);
+    const slugKey = stamp === null ? '' : resolutionKey(query, pageSlug);
     const resolved = stamp === null ? undefined : this.responses.resolution(slugKey, stamp, projectId);
     if (resolved) {
       assertVersionInScope(ctx.scope, resolved.versionId);
-      const cached = this.responses.get(`${resolved.pageId}:${format}`, stamp ?? '', projectId);
+      const cached = this.responses.get(`${resolved.pageId}:${format}`, resolved.stamp, projectId);
       if (cached) return cached.body;
     }
     const db = ctx.transaction ?? this.reader;
@@ -219,6 +213,21 @@ function requireSlugQuery(query: PageBySlugInput): string {
     );
   }
   return query.page_slug;
+}
+
+/**
+ * What a by-slug read asked for, as a cache key: the ids as given (digits or `latest`), and each slug
+ * after its length, so that no two queries make the same key whatever their slugs hold.
+ */
+function resolutionKey(query: PageBySlugInput, pageSlug: string): string {
+  return (
+    `${query.version_id ?? '-'} ${slug(query.version_slug)} ${query.documentation_id ?? '-'} ` +
+    `${slug(query.documentation_slug)} ${slug(pageSlug)}`
+  );
+}
+
+function slug(text: string | undefined): string {
+  return text === undefined ? '-' : `${text.length}:${text}`;
 }
 
 function versionIdSelector(raw: string): VersionSelector {
