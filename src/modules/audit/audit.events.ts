@@ -342,21 +342,29 @@ function actorLabels(actor: Actor): { user_label: string | null; api_key_label: 
 }
 
 /** The audit log follows every change, written in the change's own transaction. */
-export const auditSubscriber: ChangeSubscriber = async (trx, { event, actor, ipAddress, at }) => {
+export const auditSubscriber: ChangeSubscriber = async (trx, { event, actor, ipAddress, at }, writes) => {
   const source: Record<string, unknown> = { source: SOURCE[actor.kind] };
   if (actor.kind === 'system') source.job = actor.job;
-  for (const entry of auditEntries(event)) {
-    await auditRepository.insert(trx, {
-      project_id: event.projectId,
-      timestamp: toStoredDate(at),
-      scope: entry.scope,
-      entity: entry.entity,
-      entity_id: String(entry.entityId),
-      operation: entry.operation,
-      message: entry.message,
-      details: JSON.stringify({ ...(entry.details ?? {}), ...source }),
-      ip_address: ipAddress,
-      ...actorLabels(actor),
-    });
-  }
+  const entries = auditEntries(event);
+  if (entries.length === 0) return;
+  const timestamp = toStoredDate(at);
+  const labels = actorLabels(actor);
+  // One insert of every entry, sent with the change's other writes.
+  writes.add(
+    auditRepository.insertion(
+      trx,
+      entries.map((entry) => ({
+        project_id: event.projectId,
+        timestamp,
+        scope: entry.scope,
+        entity: entry.entity,
+        entity_id: String(entry.entityId),
+        operation: entry.operation,
+        message: entry.message,
+        details: JSON.stringify({ ...(entry.details ?? {}), ...source }),
+        ip_address: ipAddress,
+        ...labels,
+      })),
+    ),
+  );
 };

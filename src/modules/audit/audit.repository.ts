@@ -36,6 +36,11 @@ export const auditRepository = {
   },
 
   async insert(db: Executor, values: Insertable<AuditLogTable>): Promise<void> {
-    await db.insertInto('audit_log').values(values).execute();
+    await this.insertion(db, values).execute();
+  },
+
+  /** The insert of entries, unsent: a change queues it with its other writes (ChangeWrites). */
+  insertion(db: Executor, values: Insertable<AuditLogTable> | Array<Insertable<AuditLogTable>>) {
+    return db.insertInto('audit_log').values(values);
   },
 };

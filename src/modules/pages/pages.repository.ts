@@ -408,6 +408,11 @@ export const pagesRepository = {
     return mapUnique(() => db.insertInto('pages').values(values).returningAll().executeTakeFirstOrThrow());
   },
 
+  /** The update of a page's row, unsent: a change that needs nothing back queues it (ChangeWrites). */
+  updating(db: Executor, id: number, values: Updateable<PagesTable>) {
+    return db.updateTable('pages').set(values).where('id', '=', id);
+  },
+
   update(db: Executor, id: number, values: Updateable<PagesTable>): Promise<PageRow> {
     return mapUnique(() =>
       db.updateTable('pages').set(values).where('id', '=', id).returningAll().executeTakeFirstOrThrow(),
@@ -415,7 +420,12 @@ export const pagesRepository = {
   },
 
   async insertHistory(db: Executor, values: Insertable<PageHistoryTable>): Promise<void> {
-    await db.insertInto('page_history').values(values).execute();
+    await this.historyInsertion(db, values).execute();
+  },
+
+  /** The insert of a history row, unsent: the change queues it with its other writes. */
+  historyInsertion(db: Executor, values: Insertable<PageHistoryTable>) {
+    return db.insertInto('page_history').values(values);
   },
 
   /** How many revisions a page has, or has up to (and with) one of them. */

@@ -14,6 +14,7 @@ import { inTransaction } from '../../db/transaction.ts';
 import { BadRequestError, InvalidFieldError, NotFoundError, UniqueViolationError } from '../../errors.ts';
 import type { ChangeEvent } from '../../events/change-events.ts';
 import type { ChangeRecorder } from '../../events/change-recorder.ts';
+import { ChangeWrites } from '../../events/change-writes.ts';
 import { toStoredDate } from '../../shared/dates.ts';
 import { assertSlug, slugify } from '../../shared/slug.ts';
 import { assertNotBlank } from '../../shared/text.ts';
@@ -215,7 +216,7 @@ export class PagesService {
         version_slug: section.version_slug,
         variables: section.variables,
       };
-      return this.record(tx, view, 'create', message, (page) => ({
+      return this.record(tx, view, 'create', message, new ChangeWrites(trx), (page) => ({
         type: 'page.created',
         projectId,
         page,
@@ -282,17 +283,26 @@ export class PagesService {
               parentId: input.parentId,
             })
           : undefined;
-      const row = await explicitSlug(input.slug, () =>
-        repo.update(trx, id, {
-          ...(input.title !== undefined ? { title: input.title } : {}),
-          ...(input.content !== undefined ? { content_draft: input.content } : {}),
-          ...(input.listed !== undefined ? { listed: int(input.listed) } : {}),
-          slug,
-          updated: toStoredDate(this.clock.now()),
-        }),
-      );
-      const after: PageView = { ...before, ...viewOf(row) };
-      return this.record(tx, after, 'update', message, (page) => ({
+      const values = {
+        ...(input.title !== undefined ? { title: input.title } : {}),
+        ...(input.content !== undefined ? { content_draft: input.content } : {}),
+        ...(input.listed !== undefined ? { listed: int(input.listed) } : {}),
+        slug,
+        updated: toStoredDate(this.clock.now()),
+      };
+      const writes = new ChangeWrites(trx);
+      let after: PageView;
+      if (placing) {
+        const row = await explicitSlug(input.slug, () => repo.update(trx, id, values));
+        after = { ...before, ...viewOf(row) };
+      } else {
+        // The contents and `listed` alone: no unique value moves, and the row is locked (PostgreSQL),
+        // so the page afterwards is known without reading it back and its update goes with the
+        // change's other writes.
+        writes.add(repo.updating(trx, id, values));
+        after = { ...before, ...values };
+      }
+      return this.record(tx, after, 'update', message, writes, (page) => ({
         type: 'page.updated',
         projectId: ctx.scope.project.id,
         page,
@@ -316,14 +326,18 @@ export class PagesService {
       const current = await this.lockedView(trx, ctx.scope, id);
       assertPageIfMatch(ctx.ifMatch, current);
       if (current.content_draft === null) return presentPage(current);
-      const row = await repo.update(trx, id, {
+      // No unique value moves and the row is locked (PostgreSQL): the page afterwards is known, and
+      // its update goes with the change's other writes.
+      const values = {
         content_published: current.content_draft,
         content_draft: null,
         listed: int(true),
         updated: toStoredDate(this.clock.now()),
-      });
-      const after: PageView = { ...current, ...viewOf(row) };
-      return this.record(tx, after, 'publish', PUBLISH_MESSAGE, (page) => ({
+      };
+      const writes = new ChangeWrites(trx);
+      writes.add(repo.updating(trx, id, values));
+      const after: PageView = { ...current, ...values };
+      return this.record(tx, after, 'publish', PUBLISH_MESSAGE, writes, (page) => ({
         type: 'page.published',
         projectId: ctx.scope.project.id,
         page,
@@ -369,28 +383,34 @@ export class PagesService {
     });
   }
 
-  /** The page's history entry and its change event, in the change's transaction. */
+  /**
+   * The page's history entry and its change event, in the change's transaction: the entry joins
+   * `writes` (what the use case queued already), sent with the subscribers' writes.
+   */
   private async record(
     tx: TransactionContext,
     view: PageView,
     operation: PageHistoryTable['operation'],
     message: string,
+    writes: ChangeWrites,
     event: (page: Page) => ChangeEvent,
   ): Promise<Page> {
-    await repo.insertHistory(tx.transaction, {
-      page_id: view.id,
-      operation,
-      message,
-      title: view.title,
-      slug: view.slug,
-      content_draft: view.content_draft,
-      content_published: view.content_published,
-      api_key_id: tx.actor.kind === 'key' ? tx.actor.keyId : null,
-      user_id: tx.actor.kind === 'key' ? (tx.actor.user?.id ?? null) : null,
-      created: toStoredDate(this.clock.now()),
-    });
+    writes.add(
+      repo.historyInsertion(tx.transaction, {
+        page_id: view.id,
+        operation,
+        message,
+        title: view.title,
+        slug: view.slug,
+        content_draft: view.content_draft,
+        content_published: view.content_published,
+        api_key_id: tx.actor.kind === 'key' ? tx.actor.keyId : null,
+        user_id: tx.actor.kind === 'key' ? (tx.actor.user?.id ?? null) : null,
+        created: toStoredDate(this.clock.now()),
+      }),
+    );
     const page = presentPage(view);
-    await this.changes.record(tx, event(page));
+    await this.changes.record(tx, event(page), writes);
     return page;
   }
 }

@@ -1,3 +1,5 @@
+import type { Transaction } from 'kysely';
+import type { Database } from '../../db/schema.ts';
 import type { ChangeSubscriber } from '../../events/change-recorder.ts';
 import type { SearchIndexer } from './search.indexer.ts';
 
@@ -7,10 +9,16 @@ import type { SearchIndexer } from './search.indexer.ts';
  * exhaustive: a new kind of change does not compile until it says what it does to the index.
  */
 export function searchSubscriber(indexer: SearchIndexer): ChangeSubscriber {
-  return async (trx, { event }) => {
+  return async (trx, { event }, writes) => {
+    // The indexer reads what the change wrote: the writes queued so far go first. A page's entries go
+    // with the change's later writes (PostgreSQL: see SearchIndexer.page).
+    const index = async (scope: (trx: Transaction<Database>) => Promise<void>) => {
+      await writes.flush();
+      await scope(trx);
+    };
     switch (event.type) {
       case 'page.published':
-        return indexer.page(trx, event.page.id);
+        return index((t) => indexer.page(t, event.page.id, writes));
       case 'page.updated':
         // The entries carry the published contents, the title, the slug, and exist while the page is
         // listed: an update of the draft alone, or a move in the index, leaves them as they are.
@@ -19,20 +27,21 @@ export function searchSubscriber(indexer: SearchIndexer): ChangeSubscriber {
           event.page.slug !== event.before.slug ||
           event.listed !== undefined
         ) {
-          return indexer.page(trx, event.page.id);
+          return index((t) => indexer.page(t, event.page.id, writes));
         }
         return;
       case 'version.updated':
         if (event.version.published !== event.before.published || event.version.slug !== event.before.slug) {
-          return indexer.version(trx, event.version.id);
+          return index((t) => indexer.version(t, event.version.id));
         }
         return;
       case 'version.deleted':
-        return indexer.version(trx, event.version.id);
+        return index((t) => indexer.version(t, event.version.id));
       case 'version.cloned':
-        return indexer.version(trx, event.version.id);
+        return index((t) => indexer.version(t, event.version.id));
       case 'page.deleted':
       case 'page.restored':
+        await writes.flush();
         for (const id of event.pageIds) await indexer.page(trx, id);
         return;
       case 'documentation.updated':
@@ -40,19 +49,19 @@ export function searchSubscriber(indexer: SearchIndexer): ChangeSubscriber {
           event.documentation.published !== event.before.published ||
           event.documentation.slug !== event.before.slug
         ) {
-          return indexer.version(trx, event.versionId);
+          return index((t) => indexer.version(t, event.versionId));
         }
         return;
       case 'documentation.deleted':
-        return indexer.version(trx, event.versionId);
+        return index((t) => indexer.version(t, event.versionId));
       case 'reference.uploaded':
-        if (event.published) return indexer.reference(trx, event.reference.id);
+        if (event.published) return index((t) => indexer.reference(t, event.reference.id));
         return;
       case 'reference.published':
-        return indexer.reference(trx, event.reference.id);
+        return index((t) => indexer.reference(t, event.reference.id));
       case 'changelog_post.created':
         // An unpublished post is for the changelog's editors only.
-        if (event.post.published) return indexer.changelogPost(trx, event.post.id);
+        if (event.post.published) return index((t) => indexer.changelogPost(t, event.post.id));
         return;
       // Nothing readers can find changes: new pages are drafts, new sections and versions are empty,
       // and the rest are not content.

@@ -2,6 +2,7 @@ import { setImmediate } from 'node:timers/promises';
 import { sql } from 'kysely';
 import type { DialectName } from '../../db/dialect.ts';
 import type { Executor } from '../../db/executor.ts';
+import type { ChangeWrites } from '../../events/change-writes.ts';
 import { utf8Text } from '../../shared/serialised.ts';
 import { parseStoredDefinition, type DefinitionFormat } from '../references/definition.parser.ts';
 import { referenceOperations, type IndexedOperation } from './reference-operations.ts';
@@ -50,7 +51,21 @@ export class SearchIndexer {
     private readonly operations: OperationsReader = operationsInPlace,
   ) {}
 
-  async page(trx: Executor, pageId: number): Promise<void> {
+  /**
+   * With `writes` on PostgreSQL, the old entries' delete and the new ones' insert join the change's
+   * writes, sent as one statement after the read: its delete sees the table as it was before the
+   * statement, so it removes the old entries only.
+   */
+  async page(trx: Executor, pageId: number, writes?: ChangeWrites): Promise<void> {
+    if (writes !== undefined && this.dialect === 'postgres') {
+      writes.add(trx.deleteFrom('search_entries').where('page_id', '=', pageId));
+      const pages = await visiblePages(trx).where('p.id', '=', pageId).execute();
+      const entries = await entriesOfPages(pages);
+      for (let start = 0; start < entries.length; start += BATCH) {
+        writes.add(trx.insertInto('search_entries').values(entries.slice(start, start + BATCH)));
+      }
+      return;
+    }
     await this.remove(trx, 'page_id', pageId);
     const pages = await visiblePages(trx).where('p.id', '=', pageId).execute();
     await this.insert(trx, await entriesOfPages(pages));

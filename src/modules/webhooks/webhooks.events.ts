@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Transaction } from 'kysely';
-import type { DatabaseHandle } from '../../db/dialect.ts';
+import type { DatabaseHandle, DialectName } from '../../db/dialect.ts';
 import type { Database } from '../../db/schema.ts';
 import type { ChangeEvent } from '../../events/change-events.ts';
 import type { ChangeSubscriber } from '../../events/change-recorder.ts';
@@ -80,10 +80,10 @@ interface Subscription {
 const CACHED_PROJECTS = 10_000;
 
 /**
- * Each project's live webhooks, for the outbox. On PostgreSQL they are read in every change's
- * transaction. On SQLite they are kept, and read again only when they may have changed: a webhook
- * created or deleted here (its change event drops the project's entry), or a commit by any other
- * connection to the file (another process, another app in this one), which moves the writer
+ * Each project's live webhooks, for the outbox on SQLite (PostgreSQL's finds them in the statement
+ * that writes the deliveries: see webhooksSubscriber). They are kept, and read again only when they
+ * may have changed: a webhook created or deleted here (its change event drops the project's entry),
+ * or a commit by any other connection to the file (another process, another app in this one), which moves the writer
  * connection's `PRAGMA data_version`. The subscriber runs after the change's own writes, so its
  * transaction holds the file's write lock and nothing else commits while it reads. A transaction that
  * created or deleted a webhook reads them itself (what it sees may yet roll back) and keeps nothing.
@@ -93,8 +93,11 @@ export class WebhookSubscriptions {
   private readonly touched = new WeakSet<Transaction<Database>>();
   private readonly dataVersion: (() => unknown) | null;
   private version: unknown = null;
+  /** PostgreSQL's outbox finds the webhooks in the statement that writes the deliveries instead */
+  readonly dialect: DialectName;
 
   constructor(database: DatabaseHandle) {
+    this.dialect = database.dialect;
     const writer = database.sqlite;
     if (writer === null) {
       this.dataVersion = null;
@@ -135,43 +138,62 @@ async function read(trx: Transaction<Database>, projectId: number): Promise<Subs
 
 /**
  * The outbox: in the change's transaction, one delivery per live webhook of the project that receives
- * the change's event type. A change of a project without webhooks costs one indexed read on
- * PostgreSQL, none on SQLite while they are kept (WebhookSubscriptions). The dispatcher is told after
- * the rows are written (`written`), so it looks again once they commit.
+ * the change's event type, queued with the change's other writes. On PostgreSQL one statement finds
+ * the webhooks and writes the deliveries, sent with the change's other writes (its audit entry…), so a
+ * change costs no round trip of its own here; it runs after the change's own statements, as the read
+ * it replaces did, so a webhook committed before then gets the delivery. On SQLite the webhooks are
+ * kept (WebhookSubscriptions) and a project without any costs no statement. The dispatcher is told
+ * once rows were written (`written`), so it looks again once they commit.
  */
 export function webhooksSubscriber(
   written: () => void,
   subscriptions: WebhookSubscriptions,
 ): ChangeSubscriber {
-  return async (trx, { event, at }) => {
+  const told = (rows: number) => {
+    if (rows > 0) written();
+  };
+  return async (trx, { event, at }, writes) => {
     if (event.type === 'webhook.created' || event.type === 'webhook.deleted') {
       subscriptions.changed(trx, event.projectId);
     }
     const message = outgoing(event);
     if (message === null) return;
-    const hooks = await subscriptions.of(trx, event.projectId);
-    const targets = hooks.filter((hook) => hook.events.has(message.type));
-    if (targets.length === 0) return;
     const created = toStoredDate(at);
     const payload = JSON.stringify({
       type: message.type,
       timestamp: formatApiDate(created),
       data: message.data,
     });
-    await repo.insertDeliveries(
-      trx,
-      targets.map((hook) => ({
-        webhook_id: hook.id,
-        message_id: newMessageId(),
-        event_type: message.type,
-        resource_key: message.resource,
+    if (subscriptions.dialect === 'postgres') {
+      const delivery = {
+        randomHex: randomBytes(14).toString('hex'),
+        eventType: message.type,
+        resourceKey: message.resource,
         payload,
-        status: 'pending' as const,
-        attempts: 0,
-        next_attempt_at: created,
         created,
-      })),
+      };
+      writes.add(repo.deliveriesToSubscribers(trx, event.projectId, delivery), told);
+      return;
+    }
+    const hooks = await subscriptions.of(trx, event.projectId);
+    const targets = hooks.filter((hook) => hook.events.has(message.type));
+    if (targets.length === 0) return;
+    writes.add(
+      repo.deliveryInsertion(
+        trx,
+        targets.map((hook) => ({
+          webhook_id: hook.id,
+          message_id: newMessageId(),
+          event_type: message.type,
+          resource_key: message.resource,
+          payload,
+          status: 'pending' as const,
+          attempts: 0,
+          next_attempt_at: created,
+          created,
+        })),
+      ),
+      told,
     );
-    written();
   };
 }

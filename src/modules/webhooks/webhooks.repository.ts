@@ -91,8 +91,61 @@ export const webhooksRepository = {
       .execute();
   },
 
+  /**
+   * PostgreSQL: a change's delivery to every live webhook of the project that receives its event type,
+   * found and written by one statement, unsent (the change queues it with its other writes). Each
+   * row's message id is `msg_` and 18 bytes in base64url: the 14 random ones given, then the webhook's
+   * id, so the rows of one change differ. Returns a row per delivery written.
+   */
+  deliveriesToSubscribers(
+    db: Executor,
+    projectId: number,
+    delivery: { randomHex: string; eventType: string; resourceKey: string; payload: string; created: string },
+  ) {
+    const text = (value: string) => sql<string>`cast(${value} as text)`;
+    return db
+      .insertInto('webhook_deliveries')
+      .columns([
+        'webhook_id',
+        'message_id',
+        'event_type',
+        'resource_key',
+        'payload',
+        'status',
+        'attempts',
+        'next_attempt_at',
+        'created',
+      ])
+      .expression((eb) =>
+        eb
+          .selectFrom('webhooks as w')
+          .select([
+            'w.id',
+            sql<string>`'msg_' || translate(encode(decode(${delivery.randomHex}, 'hex') || int4send(cast(w.id as int4)), 'base64'), '+/', '-_')`.as(
+              'message_id',
+            ),
+            text(delivery.eventType).as('event_type'),
+            text(delivery.resourceKey).as('resource_key'),
+            text(delivery.payload).as('payload'),
+            sql.lit('pending').as('status'),
+            sql.lit(0).as('attempts'),
+            text(delivery.created).as('next_attempt_at'),
+            text(delivery.created).as('created'),
+          ])
+          .where('w.project_id', '=', projectId)
+          .where('w.deleted_at', 'is', null)
+          .where(sql<boolean>`cast(w.events as jsonb) @> jsonb_build_array(${text(delivery.eventType)})`),
+      )
+      .returning('id');
+  },
+
   async insertDeliveries(db: Executor, rows: Insertable<WebhookDeliveriesTable>[]): Promise<void> {
-    if (rows.length > 0) await db.insertInto('webhook_deliveries').values(rows).execute();
+    if (rows.length > 0) await this.deliveryInsertion(db, rows).execute();
+  },
+
+  /** The insert of deliveries (at least one), unsent: a change queues it with its other writes. */
+  deliveryInsertion(db: Executor, rows: Insertable<WebhookDeliveriesTable>[]) {
+    return db.insertInto('webhook_deliveries').values(rows);
   },
 
   /** A page of a webhook's deliveries, newest first, below the id `before` when given. */
