@@ -4,14 +4,18 @@
  * process on 127.0.0.1, and times sequential requests after a warm-up.
  *
  *   node --import tsx bench/all.bench.ts [--pages 10000] [--rounds 20] [--warmup 3] [--port 18700]
- *        [--database-url postgres://postgres@127.0.0.1:5432/test]
+ *        [--database-url postgres://postgres@127.0.0.1:5432/test [--schema NAME]] [--file PATH]
  *
  * With `--database-url` the data goes to a PostgreSQL schema of its own, dropped afterwards; without
- * it, to a SQLite file in a temporary folder. For each query it prints every round's time, the median
+ * it, to a SQLite file in a temporary folder. `--schema` (PostgreSQL) or `--file` (SQLite) names
+ * where the data goes instead and keeps it: a later run naming the same place and number of pages
+ * reuses it (with a new key) instead of seeding again, so that runs of two builds of the server
+ * compare on the same rows. For each query it prints every round's time, the median
  * and p95 in ms, the answer's size, and then the same for conditional requests carrying the answer's
  * ETag (which must answer 304). The server runs in its own process so that its resident set size is
  * its own: printed after each query (current and peak), with the server's CPU time per request, which
- * varies less than the wall times when other work shares the machine.
+ * varies less than the wall times when other work shares the machine; on PostgreSQL running on this
+ * machine, the CPU time of the server's database sessions per request too (read from /proc).
  *
  * Goal (issue 16, item 6): under 300 ms for 100,000 pages. Exits 1 when a p95 reaches it.
  */
@@ -28,7 +32,7 @@ import { loadConfig } from '../src/config.ts';
 import { createDeps } from '../src/deps.ts';
 import { upgradeDatabase } from '../src/upgrade.ts';
 import { arg } from './fixtures/load.ts';
-import { seedAllProject } from './seed-all.ts';
+import { reuseAllProject, seedAllProject } from './seed-all.ts';
 
 const BUDGET_MS = 300;
 
@@ -103,6 +107,29 @@ function next<T extends FromServer['type']>(
   });
 }
 
+/**
+ * CPU time (ms) the database sessions named `application` have used so far, summed: null unless
+ * PostgreSQL runs on this machine, where each session is a process whose schedstat can be read.
+ */
+async function databaseCpuMs(
+  deps: ReturnType<typeof createDeps>,
+  application: string,
+): Promise<number | null> {
+  const { rows } = await sql<{ pid: number }>`
+    select pid from pg_stat_activity where application_name = ${application}`.execute(deps.database.db);
+  let ns = 0;
+  for (const { pid } of rows) {
+    try {
+      // A process of that id here that is no PostgreSQL backend: the server runs elsewhere.
+      if (!fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith('postgres')) return null;
+      ns += Number(fs.readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]);
+    } catch {
+      return null;
+    }
+  }
+  return ns / 1e6;
+}
+
 async function main(): Promise<void> {
   const pages = Number(arg('pages', '10000'));
   const rounds = Math.max(1, Number(arg('rounds', '20')));
@@ -111,22 +138,28 @@ async function main(): Promise<void> {
   const postgres = arg('database-url', '');
   if (!Number.isInteger(pages) || pages < 1) throw new Error('--pages must be a positive integer');
 
+  const keptSchema = arg('schema', '');
+  const keptFile = arg('file', '');
   const tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-bench-all-'));
-  const databaseUrl = postgres || `sqlite:${path.join(tmpDir, 'quire.db')}`;
-  const schema = postgres ? `bench_all_${randomBytes(4).toString('hex')}` : undefined;
+  const databaseUrl = postgres || `sqlite:${keptFile || path.join(tmpDir, 'quire.db')}`;
+  const schema = postgres ? keptSchema || `bench_all_${randomBytes(4).toString('hex')}` : undefined;
+  const keep = postgres ? keptSchema !== '' : keptFile !== '';
   const deps = createDeps(configFor(databaseUrl), schema !== undefined ? { schema } : {});
   let child: ChildProcess | null = null;
   try {
     await upgradeDatabase(deps.database, schema);
     const seedStart = performance.now();
-    const seeded = await seedAllProject(deps, {
-      pages,
-      versions: 4,
-      sectionsPerVersion: 10,
-      referencesPerVersion: 5,
-    });
+    const reused = keep ? await reuseAllProject(deps, pages) : null;
+    const seeded =
+      reused ??
+      (await seedAllProject(deps, {
+        pages,
+        versions: 4,
+        sectionsPerVersion: 10,
+        referencesPerVersion: 5,
+      }));
     const seedMs = performance.now() - seedStart;
-    if (deps.database.dialect === 'postgres') await sql`analyze`.execute(deps.database.db);
+    if (deps.database.dialect === 'postgres' && reused === null) await sql`analyze`.execute(deps.database.db);
 
     const server = fork(
       fileURLToPath(import.meta.url),
@@ -144,7 +177,7 @@ async function main(): Promise<void> {
     };
 
     process.stdout.write(
-      `GET /all on ${deps.database.dialect}: ${seeded.pages} pages seeded in ${round1(seedMs / 1000)} s; ` +
+      `GET /all on ${deps.database.dialect}: ${seeded.pages} pages ${reused ? 'reused' : 'seeded'} in ${round1(seedMs / 1000)} s; ` +
         `${rounds} sequential requests after ${warmup} warm-up, budget ${BUDGET_MS} ms\n`,
     );
     const base = `http://127.0.0.1:${port}/api/v1/all`;
@@ -156,6 +189,7 @@ async function main(): Promise<void> {
       const label = query || '(none)';
       const time = async (headers: Record<string, string>, expected: number) => {
         const cpuBefore = (await memory()).cpuMs;
+        const dbCpuBefore = schema !== undefined ? await databaseCpuMs(deps, `quire ${schema}`) : null;
         let bytes = 0;
         let etag = '';
         const samples: number[] = [];
@@ -172,6 +206,9 @@ async function main(): Promise<void> {
           if (i >= warmup) samples.push(elapsed);
         }
         const cpuPerRequest = ((await memory()).cpuMs - cpuBefore) / (warmup + rounds);
+        const dbCpuAfter = schema !== undefined ? await databaseCpuMs(deps, `quire ${schema}`) : null;
+        const dbCpuPerRequest =
+          dbCpuBefore !== null && dbCpuAfter !== null ? (dbCpuAfter - dbCpuBefore) / (warmup + rounds) : null;
         const sorted = [...samples].sort((a, b) => a - b);
         return {
           samples,
@@ -180,13 +217,16 @@ async function main(): Promise<void> {
           bytes,
           etag,
           cpuPerRequest,
+          dbCpuPerRequest,
         };
       };
       const print = (kind: string, r: Awaited<ReturnType<typeof time>>) => {
         process.stdout.write(
           `  ${kind.padEnd(4)} rounds_ms ${r.samples.map((ms) => round1(ms)).join(' ')}\n` +
             `  ${kind.padEnd(4)} median_ms ${round1(r.median)}  p95_ms ${round1(r.p95)}  ` +
-            `server_cpu_ms/request ${round1(r.cpuPerRequest)}  body ${r.bytes} bytes (${round1(r.bytes / 1024 / 1024)} MiB)\n`,
+            `server_cpu_ms/request ${round1(r.cpuPerRequest)}  ` +
+            (r.dbCpuPerRequest !== null ? `db_cpu_ms/request ${round1(r.dbCpuPerRequest)}  ` : '') +
+            `body ${r.bytes} bytes (${round1(r.bytes / 1024 / 1024)} MiB)\n`,
         );
       };
 
@@ -212,8 +252,9 @@ async function main(): Promise<void> {
       child.send({ type: 'stop' } satisfies ToServer);
       await exited;
     }
-    if (schema !== undefined)
+    if (schema !== undefined && !keep) {
       await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(deps.database.db);
+    }
     await deps.close();
     fs.rmSync(tmpDir, { recursive: true, force: true });
   }

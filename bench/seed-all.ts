@@ -53,6 +53,41 @@ function pageBody(rand: () => number, title: string): string {
   return parts.join('\n\n');
 }
 
+const PROJECT_NAME = 'Benchmark project';
+
+/**
+ * The project an earlier seedAllProject left in this database, with a new key; null when there is
+ * none. One of another number of pages than asked for is an error.
+ */
+export async function reuseAllProject(deps: Deps, pages: number): Promise<SeededProject | null> {
+  const db = deps.database.db;
+  const row = await db
+    .selectFrom('projects')
+    .select('id')
+    .where('name', '=', PROJECT_NAME)
+    .executeTakeFirst();
+  if (!row) return null;
+  const counted = await db
+    .selectFrom('pages')
+    .innerJoin('documentation', 'documentation.id', 'pages.documentation_id')
+    .innerJoin('versions', 'versions.id', 'documentation.version_id')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('versions.project_id', '=', row.id)
+    .where('pages.deleted_at', 'is', null)
+    .executeTakeFirst();
+  const held = Number(counted?.n ?? 0);
+  if (held !== pages) {
+    throw new Error(`This database holds a benchmark project of ${held} pages, not ${pages}`);
+  }
+  const project = await deps.projects.get(row.id);
+  const cli = { actor: CLI_ACTOR, ipAddress: null };
+  const { key } = await deps.keys.create(
+    { ...cli, scope: wholeProject(project) },
+    { permissions: 'all', versions: 'all' },
+  );
+  return { projectId: project.id, key, pages };
+}
+
 /**
  * One project with `pages` pages of realistic size spread over versions and sections, and a few
  * references. Versions, sections and the key go through the services; the bulk rows are inserted
@@ -62,7 +97,7 @@ export async function seedAllProject(deps: Deps, options: SeedAllOptions): Promi
   const rand = prng(20261121);
   const cli = { actor: CLI_ACTOR, ipAddress: null };
   const project = await deps.projects.create(cli, {
-    name: 'Benchmark project',
+    name: PROJECT_NAME,
     plan: 'enterprise',
     access: 'invite',
   });

@@ -10,7 +10,7 @@ import {
   createVersion,
   createWorld,
 } from './helpers/factories.ts';
-import { client, expectErrorShape, useTestApp } from './helpers/test-app.ts';
+import { client, dialectName, expectErrorShape, useTestApp } from './helpers/test-app.ts';
 
 const t = useTestApp();
 
@@ -395,8 +395,11 @@ describe('GET /all', () => {
         expect(res.statusCode).toBe(200);
         return queries;
       };
-      // The audit position that the entity tag is derived from, then the four kinds.
-      expect(await count('')).toBe(5);
+      // The audit position that the entity tag is derived from, then the four kinds; on PostgreSQL
+      // also the pages table's id span, which decides whether pages are written in ranges
+      // (test/all.parts.test.ts): these tables are too small for it.
+      const kinds = dialectName === 'postgres' ? 6 : 5;
+      expect(await count('')).toBe(kinds);
       for (let v = 0; v < 3; v++) {
         const version = await createVersion(t.deps, w.project.id);
         await insertReference(version.id);
@@ -405,10 +408,10 @@ describe('GET /all', () => {
           for (let p = 0; p < 5; p++) await insertPage(section.id);
         }
       }
-      expect(await count('')).toBe(5);
-      expect(await count('?published=true')).toBe(5);
+      expect(await count('')).toBe(kinds);
+      expect(await count('?published=true')).toBe(kinds);
       // Plus the one that resolves the named version.
-      expect(await count(`?versionId=${w.version.id}`)).toBe(6);
+      expect(await count(`?versionId=${w.version.id}`)).toBe(kinds + 1);
 
       // A client holding the current answer costs the tag's reads only: nothing is listed.
       const current = await client(app, w.key).get('/all');

@@ -5,13 +5,20 @@ import type { AllProjectSchema } from './all.schemas.ts';
 
 export type AllProject = Static<typeof AllProjectSchema>;
 
-export interface AllRows {
+/** The three small dictionaries' rows. */
+export interface AllSmallRows {
   versions: AllVersionRow[];
   documentation: AllDocumentationRow[];
   references: AllReferenceRow[];
+}
+
+export interface AllRows extends AllSmallRows {
   /** the page dictionary's members (`"<id>":{…},…`), as allRepository.pagesJson writes them */
   pagesJson: string;
 }
+
+/** What comes before the page dictionary's members. */
+export const ALL_JSON_HEAD = '{"page":{';
 
 /** The answer of a listing that holds nothing (a key whose version scope is empty). */
 export const EMPTY_ALL_JSON = '{"page":{},"documentation":{},"reference":{},"version":{}}';
@@ -42,18 +49,24 @@ const referenceJson = (r: AllReferenceRow): string =>
   `{"title":${str(r.title)},"slug":${str(r.slug)},"versionId":${int(r.version_id)},` +
   `"published":${boolJson(r.published)},"ordr":${int(r.ordr)}}`;
 
-/**
- * The listing's JSON text (AllProjectSchema) as UTF-8 bytes: the page members (most of the answer,
- * kept as the one string they are), the other, small, dictionaries written here from their rows.
- */
-export function allJson(rows: AllRows): Buffer {
-  const rest =
+/** What comes after the page dictionary's members: the end of it and the three small dictionaries. */
+export function allJsonTail(rows: AllSmallRows): string {
+  return (
     `},"documentation":${dictionary(rows.documentation, documentationJson)}` +
     `,"reference":${dictionary(rows.references, referenceJson)}` +
-    `,"version":${dictionary(rows.versions, versionJson)}}`;
-  return Buffer.concat([
-    Buffer.from('{"page":{'),
-    Buffer.from(rows.pagesJson, 'utf8'),
-    Buffer.from(rest, 'utf8'),
-  ]);
+    `,"version":${dictionary(rows.versions, versionJson)}}`
+  );
+}
+
+/**
+ * The listing's JSON text (AllProjectSchema) as UTF-8 bytes: the page members (most of the answer,
+ * kept as the one string they are and encoded straight into the answer's buffer), the other, small,
+ * dictionaries written here from their rows.
+ */
+export function allJson(rows: AllRows): Buffer {
+  const texts = [ALL_JSON_HEAD, rows.pagesJson, allJsonTail(rows)];
+  const body = Buffer.allocUnsafe(texts.reduce((n, text) => n + Buffer.byteLength(text, 'utf8'), 0));
+  let offset = 0;
+  for (const text of texts) offset += body.write(text, offset, 'utf8');
+  return body;
 }

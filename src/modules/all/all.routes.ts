@@ -10,6 +10,12 @@ export const allRoutes: FastifyPluginAsyncTypebox<{ all: AllService }> = async (
     '/all',
     {
       config: { operation: 'listAll', permission: 'project.read' },
+      // An error answer does not carry the tag of the answer it replaces.
+      onError: (_request, reply, _error, done) => {
+        reply.removeHeader('etag');
+        if (!reply.raw.headersSent) reply.raw.removeHeader('etag');
+        done();
+      },
       schema: {
         operationId: 'listAll',
         summary: 'All versions, documentation sections, references and pages, keyed by id',
@@ -24,11 +30,14 @@ export const allRoutes: FastifyPluginAsyncTypebox<{ all: AllService }> = async (
     async (request, reply) => {
       // The tag is derived before the answer is built; a client that holds it gets 304 without it.
       const ifNoneMatch = request.headers['if-none-match'];
-      const { etag, body } = await all.answer(contextOf(request), request.query, (tag) =>
+      const { etag, body, done } = await all.answer(contextOf(request), request.query, (tag) =>
         notModified(ifNoneMatch, tag),
       );
       reply.header('etag', etag);
       if (body === null) return sendNotModified(reply);
+      // A streamed answer that fails is Fastify's to end: with an error answer while nothing was
+      // sent (see onError), otherwise cut short, which the client sees as a broken one, and logged.
+      done?.catch(() => undefined);
       return reply.type('application/json; charset=utf-8').send(body as never);
     },
   );
