@@ -123,12 +123,17 @@ function openSqlite(file: string, onQuery: QueryObserver | undefined): DatabaseH
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('synchronous = NORMAL');
-  // The writer's statements are prepared once per text (Kysely would prepare each anew).
+  // Statements are prepared once per text (Kysely would prepare each anew).
   reuseStatements(sqlite);
   const db = new Kysely<Database>({ dialect: observed(new SqliteDialect({ database: sqlite }), onQuery) });
   // An in-memory database has no file for a second connection to open: it reads on the writer.
   const readerSqlite = inMemory ? sqlite : new SQLite(file, { readonly: true });
-  if (!inMemory) readerSqlite.pragma('busy_timeout = 5000');
+  if (!inMemory) {
+    readerSqlite.pragma('busy_timeout = 5000');
+    // The reader's too: a read by slugs that missed the caches prepared its version and section
+    // queries anew each time (8% of its CPU).
+    reuseStatements(readerSqlite);
+  }
   const reader = inMemory
     ? db
     : new Kysely<Database>({ dialect: observed(new SqliteDialect({ database: readerSqlite }), onQuery) });
