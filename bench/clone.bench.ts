@@ -29,10 +29,10 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import { openDatabase } from '../src/db/dialect.ts';
 import { backendFromArgs, portArg, serverRun } from './fixtures/backend.ts';
-import { measureFixed, startFixedServer } from './fixtures/fixed-server.ts';
-import { arg, startChild } from './fixtures/load.ts';
+import { measureFixed } from './fixtures/fixed-server.ts';
+import { arg } from './fixtures/load.ts';
 import { RoundTable, SERVER_COLUMNS, sampled, serverFigures } from './fixtures/operations.ts';
-import { waitFor } from './fixtures/wait.ts';
+import { startQuire } from './fixtures/quire-server.ts';
 import { seedPages } from './seed-pages.ts';
 
 const percentile = (sorted: number[], p: number): number =>
@@ -73,7 +73,7 @@ async function main(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-clone-'));
   const databaseUrl = backend.pgUrl ?? `sqlite:${path.join(dir, 'clone.db')}`;
   const { schema } = backend;
-  const { children, databaseCpu, cleanUp } = serverRun(backend, [dir]);
+  const servers = serverRun(backend, [dir]);
   // This process's own connection: the set-up before the server starts, the pages counted after.
   const handle = openDatabase(databaseUrl, schema !== undefined ? { schema } : {});
   try {
@@ -94,25 +94,8 @@ async function main(): Promise<void> {
       `data: ${pages} pages on ${backend.label}${schema !== undefined ? ` (schema ${schema})` : ''}, ` +
         `seeded in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s\n`,
     );
-    children.push(
-      startChild(['src/main.ts'], {
-        ...backend.serverEnv(databaseUrl, 'server'),
-        HOST: '127.0.0.1',
-        PORT: String(port),
-        RATE_LIMIT_SCALE: '1000000',
-        QUIRE_BOOTSTRAP: 'false',
-        LOG_LEVEL: 'warn',
-      }),
-    );
-    const pid = children[0]?.pid;
-    if (pid === undefined) throw new Error('the server did not start');
+    const { pid, fixed, sessions } = await startQuire(servers, backend, { databaseUrl, port, fixedPort });
     const base = `http://127.0.0.1:${port}`;
-    const [fixed] = await Promise.all([
-      startFixedServer(fixedPort, children),
-      waitFor(`${base}/readyz`, 120_000, children[0]),
-    ]);
-    const sessions =
-      databaseCpu !== null ? () => databaseCpu.cpuMs(backend.applicationName('server')) : undefined;
     const table = new RoundTable(
       {
         ms: { title: 'clone ms', digits: 0 },
@@ -172,7 +155,7 @@ async function main(): Promise<void> {
     );
   } finally {
     await handle.close();
-    await cleanUp();
+    await servers.cleanUp();
   }
 }
 

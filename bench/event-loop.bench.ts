@@ -29,10 +29,10 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { bigDefinition, bigPage } from './fixtures/big-inputs.ts';
 import { backendFromArgs, portArg, prepareSchema, serverRun } from './fixtures/backend.ts';
-import { measureFixed, startFixedServer } from './fixtures/fixed-server.ts';
-import { arg, startChild } from './fixtures/load.ts';
+import { measureFixed } from './fixtures/fixed-server.ts';
+import { arg } from './fixtures/load.ts';
 import { RoundTable, SERVER_COLUMNS, sampled, serverFigures, type Row } from './fixtures/operations.ts';
-import { waitFor } from './fixtures/wait.ts';
+import { startQuire } from './fixtures/quire-server.ts';
 
 const KEY = `qk_${'b'.repeat(40)}`;
 const MiB = 1024 * 1024;
@@ -109,7 +109,7 @@ async function main(): Promise<void> {
   const backend = backendFromArgs('loop');
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  const { children, databaseCpu, cleanUp } = serverRun(backend, [dir]);
+  const servers = serverRun(backend, [dir]);
   const base = `http://127.0.0.1:${port}`;
   const api = (route: string, init: RequestInit = {}) =>
     fetch(`${base}/api/v1${route}`, {
@@ -120,26 +120,17 @@ async function main(): Promise<void> {
     // The server makes the demo project in an empty database; on PostgreSQL, in a schema of this run's.
     if (backend.pgUrl !== null && backend.schema !== undefined)
       await prepareSchema(backend.pgUrl, backend.schema);
-    children.push(
-      startChild(['src/main.ts'], {
-        ...backend.serverEnv(`sqlite:${path.join(dir, 'quire.db')}`, 'server'),
-        HOST: '127.0.0.1',
-        PORT: String(port),
-        RATE_LIMIT_SCALE: '1000000',
+    const { pid, fixed, sessions } = await startQuire(servers, backend, {
+      databaseUrl: `sqlite:${path.join(dir, 'quire.db')}`,
+      port,
+      fixedPort,
+      env: {
+        QUIRE_BOOTSTRAP: 'true',
         QUIRE_BOOTSTRAP_KEY: KEY,
-        LOG_LEVEL: 'warn',
         // The render row measures a read that renders: nothing may have rendered the page ahead.
         RENDER_AHEAD: 'false',
-      }),
-    );
-    const pid = children[0]?.pid;
-    if (pid === undefined) throw new Error('the server did not start');
-    const [fixed] = await Promise.all([
-      startFixedServer(fixedPort, children),
-      waitFor(`${base}/readyz`, 120_000, children[0]),
-    ]);
-    const sessions =
-      databaseCpu !== null ? () => databaseCpu.cpuMs(backend.applicationName('server')) : undefined;
+      },
+    });
     process.stdout.write(`${backend.label}${backend.schema ? ` (schema ${backend.schema})` : ''}\n`);
     const versions = (await (await api('/version')).json()) as Array<{ id: number }>;
     const sections = (await (await api(`/version/${versions[0]?.id ?? 0}/documentation`)).json()) as Array<{
@@ -224,7 +215,7 @@ async function main(): Promise<void> {
         `${(upload5?.ms ?? Number.NaN).toFixed(0)} ms, +${(upload5?.rssGrowthMb ?? Number.NaN).toFixed(0)} MB)\n`,
     );
   } finally {
-    await cleanUp();
+    await servers.cleanUp();
   }
 }
 

@@ -34,10 +34,10 @@ import { CLI_ACTOR, wholeProject } from '../src/auth/actor.ts';
 import { loadConfig } from '../src/config.ts';
 import { createDeps } from '../src/deps.ts';
 import { backendFromArgs, portArg, serverRun } from './fixtures/backend.ts';
-import { measureFixed, startFixedServer } from './fixtures/fixed-server.ts';
-import { arg, random, startChild } from './fixtures/load.ts';
+import { measureFixed } from './fixtures/fixed-server.ts';
+import { arg, random } from './fixtures/load.ts';
 import { RoundTable, SERVER_COLUMNS, sampled, serverFigures, type Sampled } from './fixtures/operations.ts';
-import { waitFor } from './fixtures/wait.ts';
+import { startQuire } from './fixtures/quire-server.ts';
 import { seededDatabase, seedPages } from './seed-pages.ts';
 
 const percentile = (sorted: number[], p: number): number =>
@@ -150,28 +150,15 @@ async function main(): Promise<void> {
       : await seededDatabase(dir, pages);
   const work =
     backend.pgUrl !== null ? { databaseUrl: backend.pgUrl, files: [] } : workCopy(seeded.databaseUrl, dir);
-  const { children, databaseCpu, cleanUp } = serverRun(backend, work.files);
+  const servers = serverRun(backend, work.files);
   const base = `http://127.0.0.1:${port}`;
   try {
     const importKeys = await emptyProjects(work.databaseUrl, backend.schema, rounds);
-    children.push(
-      startChild(['src/main.ts'], {
-        ...backend.serverEnv(work.databaseUrl, 'server'),
-        HOST: '127.0.0.1',
-        PORT: String(port),
-        RATE_LIMIT_SCALE: '1000000',
-        QUIRE_BOOTSTRAP: 'false',
-        LOG_LEVEL: 'warn',
-      }),
-    );
-    const pid = children[0]?.pid;
-    if (pid === undefined) throw new Error('the server did not start');
-    const [fixed] = await Promise.all([
-      startFixedServer(fixedPort, children),
-      waitFor(`${base}/readyz`, 120_000, children[0]),
-    ]);
-    const sessions =
-      databaseCpu !== null ? () => databaseCpu.cpuMs(backend.applicationName('server')) : undefined;
+    const { pid, fixed, sessions } = await startQuire(servers, backend, {
+      databaseUrl: work.databaseUrl,
+      port,
+      fixedPort,
+    });
     process.stdout.write(
       `data: ${pages} pages on ${backend.label} ` +
         `(${backend.schema !== undefined ? `schema ${backend.schema}` : work.databaseUrl}); ` +
@@ -261,7 +248,7 @@ async function main(): Promise<void> {
         `${reads.toFixed(0)} reads)\n`,
     );
   } finally {
-    await cleanUp();
+    await servers.cleanUp();
   }
 }
 

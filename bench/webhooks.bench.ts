@@ -35,10 +35,10 @@ import { loadConfig } from '../src/config.ts';
 import { createDeps } from '../src/deps.ts';
 import { upgradeDatabase } from '../src/upgrade.ts';
 import { backendFromArgs, portArg, serverRun } from './fixtures/backend.ts';
-import { measureFixed, startFixedServer } from './fixtures/fixed-server.ts';
-import { arg, startChild } from './fixtures/load.ts';
+import { measureFixed } from './fixtures/fixed-server.ts';
+import { arg } from './fixtures/load.ts';
 import { RoundTable, sampled } from './fixtures/operations.ts';
-import { waitFor } from './fixtures/wait.ts';
+import { startQuire } from './fixtures/quire-server.ts';
 
 const percentile = (sorted: number[], p: number): number =>
   sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? Number.NaN;
@@ -111,30 +111,16 @@ async function main(): Promise<void> {
   const backend = backendFromArgs('webhooks');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-webhooks-'));
   const databaseUrl = backend.pgUrl ?? `sqlite:${path.join(dir, 'webhooks.db')}`;
-  const { children, databaseCpu, cleanUp } = serverRun(backend, [dir]);
+  const servers = serverRun(backend, [dir]);
   const hooks = await receiver(Number(arg('receiver-port', '0')));
   try {
     const { key, sectionId } = await project(databaseUrl, backend.schema);
-    children.push(
-      startChild(['src/main.ts'], {
-        ...backend.serverEnv(databaseUrl, 'server'),
-        HOST: '127.0.0.1',
-        PORT: String(port),
-        RATE_LIMIT_SCALE: '1000000',
-        QUIRE_BOOTSTRAP: 'false',
-        LOG_LEVEL: 'warn',
-        WEBHOOK_ALLOW_PRIVATE: 'true',
-        WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
-      }),
-    );
-    const pid = children[0]?.pid;
-    if (pid === undefined) throw new Error('the server did not start');
-    const [fixed] = await Promise.all([
-      startFixedServer(fixedPort, children),
-      waitFor(`http://127.0.0.1:${port}/readyz`, 120_000, children[0]),
-    ]);
-    const sessions =
-      databaseCpu !== null ? () => databaseCpu.cpuMs(backend.applicationName('server')) : undefined;
+    const { pid, fixed, sessions } = await startQuire(servers, backend, {
+      databaseUrl,
+      port,
+      fixedPort,
+      env: { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64') },
+    });
     const base = `http://127.0.0.1:${port}/api/v1`;
     const call = async (method: string, url: string, body?: unknown) => {
       const res = await fetch(`${base}${url}`, {
@@ -224,7 +210,7 @@ async function main(): Promise<void> {
     table.medians();
   } finally {
     hooks.close();
-    await cleanUp();
+    await servers.cleanUp();
   }
 }
 

@@ -4,7 +4,7 @@ import { buildApp } from '../src/app.ts';
 import { idRanges } from '../src/modules/all/all.parts.ts';
 import type { PageIdRange } from '../src/modules/all/all.repository.ts';
 import { AllService, type AllOptions } from '../src/modules/all/all.service.ts';
-import { createDocumentation, createVersion, createWorld } from './helpers/factories.ts';
+import { createDocumentation, createVersion, createWorld, insertPageRow } from './helpers/factories.ts';
 import { client, dialectName, useTestApp } from './helpers/test-app.ts';
 
 // On PostgreSQL, a big listing's pages are written in id ranges by several connections in one
@@ -13,34 +13,8 @@ import { client, dialectName, useTestApp } from './helpers/test-app.ts';
 
 const t = useTestApp();
 
-const STORED = '2026-11-21T10:15:00.000Z';
-let seq = 0;
-
-async function insertPage(
-  documentationId: number,
-  input: { title?: string; slug?: string; listed?: boolean; deleted?: boolean } = {},
-) {
-  const n = ++seq;
-  const row = await t.deps.database.db
-    .insertInto('pages')
-    .values({
-      documentation_id: documentationId,
-      category_id: null,
-      parent_page_id: null,
-      title: input.title ?? `Page ${n}`,
-      slug: input.slug ?? `page-${n}`,
-      listed: input.listed === false ? 0 : 1,
-      content_draft: null,
-      content_published: 'Body',
-      position: n,
-      deleted_at: input.deleted ? STORED : null,
-      created: STORED,
-      updated: STORED,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  return row.id;
-}
+const insertPage = (documentationId: number, input: Parameters<typeof insertPageRow>[2] = {}) =>
+  insertPageRow(t.deps, documentationId, input);
 
 /** An app whose /all is answered by a service with these options (over the test's database). */
 async function appWith(options: AllOptions, plugins: KyselyPlugin[] = []) {

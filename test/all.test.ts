@@ -9,6 +9,7 @@ import {
   createProject,
   createVersion,
   createWorld,
+  insertPageRow,
 } from './helpers/factories.ts';
 import { client, dialectName, expectErrorShape, useTestApp } from './helpers/test-app.ts';
 
@@ -19,31 +20,8 @@ const STORED_NOW = '2026-11-21T10:15:00.000Z';
 let seq = 0;
 
 // The page and reference APIs are other modules; these rows are written straight to their tables.
-async function insertPage(
-  documentationId: number,
-  input: { title?: string; slug?: string; listed?: boolean; deleted?: boolean; updated?: string } = {},
-): Promise<number> {
-  const n = ++seq;
-  const row = await t.deps.database.db
-    .insertInto('pages')
-    .values({
-      documentation_id: documentationId,
-      category_id: null,
-      parent_page_id: null,
-      title: input.title ?? `Page ${n}`,
-      slug: input.slug ?? `page-${n}`,
-      listed: input.listed === false ? 0 : 1,
-      content_draft: 'Draft body that the listing must not return',
-      content_published: 'Published body',
-      position: n,
-      deleted_at: input.deleted ? STORED_NOW : null,
-      created: STORED_NOW,
-      updated: input.updated ?? STORED_NOW,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  return row.id;
-}
+const insertPage = (documentationId: number, input: Parameters<typeof insertPageRow>[2] = {}) =>
+  insertPageRow(t.deps, documentationId, input);
 
 async function insertReference(
   versionId: number,

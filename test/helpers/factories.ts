@@ -127,3 +127,36 @@ export const PAGE_FIELDS = [
   'contentPublished',
   'path',
 ] as const;
+
+const STORED_AT = '2026-11-21T10:15:00.000Z';
+
+/**
+ * A page row written straight to its table (for listings that read pages the page API did not make):
+ * a draft and a published body that listings must not return, stored dates of 2026-11-21 10:15.
+ */
+export async function insertPageRow(
+  deps: Deps,
+  documentationId: number,
+  input: { title?: string; slug?: string; listed?: boolean; deleted?: boolean; updated?: string } = {},
+): Promise<number> {
+  const n = ++counter;
+  const row = await deps.database.db
+    .insertInto('pages')
+    .values({
+      documentation_id: documentationId,
+      category_id: null,
+      parent_page_id: null,
+      title: input.title ?? `Page ${n}`,
+      slug: input.slug ?? `page-${n}`,
+      listed: input.listed === false ? 0 : 1,
+      content_draft: 'Draft body that the listing must not return',
+      content_published: 'Published body',
+      position: n,
+      deleted_at: input.deleted ? STORED_AT : null,
+      created: STORED_AT,
+      updated: input.updated ?? STORED_AT,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}

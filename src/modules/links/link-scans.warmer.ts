@@ -3,18 +3,12 @@ import type { Clock } from '../../clock.ts';
 import type { DatabaseHandle } from '../../db/dialect.ts';
 import { toStoredDate } from '../../shared/dates.ts';
 import { parseVariables } from '../../shared/serialised.ts';
+import { SettleTimer } from '../../shared/settle-timer.ts';
 import type { WorkerPool } from '../../workers/pool.ts';
 import { linkScansRepository as store, type StoredScan } from './link-scans.repository.ts';
 import { linksRepository as links, type LinkContentRow } from './links.repository.ts';
 import { chunksOf, scanKeys } from './links.scanner.ts';
 
-/**
- * How long after the last change queued the work starts: the change's transaction has committed by
- * then, and a burst of changes is read in one go.
- */
-const DEBOUNCE_MS = 500;
-/** At the latest this long after the first change queued: a steady flow of edits holds nothing back. */
-const MAX_WAIT_MS = 5_000;
 /** Pages whose contents one read gives. */
 const PAGES_PER_READ = 250;
 /** Scans one statement stores, one turn of the event loop each (the SQLite driver does not yield). */
@@ -51,8 +45,7 @@ type Variables = Readonly<Record<string, unknown>>;
 export class LinkScanWarmer {
   private readonly queued = new Map<number, ProjectWork>();
   private toStore: StoredScan[] = [];
-  private timer: ReturnType<typeof setTimeout> | null = null;
-  private firstQueuedAt: number | null = null;
+  private readonly timer = new SettleTimer(() => this.start());
   private readonly retries = new Set<ReturnType<typeof setTimeout>>();
   private running: Promise<void> | null = null;
   /** someone waits in idle(): the work starts without waiting for more changes */
@@ -101,8 +94,7 @@ export class LinkScanWarmer {
   /** Stops: no work starts any more, and the step under way (a read, a chunk) is waited for. */
   async close(): Promise<void> {
     this.closed = true;
-    if (this.timer !== null) clearTimeout(this.timer);
-    this.timer = null;
+    this.timer.disarm();
     for (const retry of this.retries) clearTimeout(retry);
     this.retries.clear();
     await this.running;
@@ -140,19 +132,13 @@ export class LinkScanWarmer {
   /** (Re)arms the debounce; work under way is left to finish, and looks for more when it has. */
   private schedule(): void {
     if (this.closed) return;
-    if (this.timer !== null) clearTimeout(this.timer);
-    const now = Date.now();
-    this.firstQueuedAt ??= now;
-    const delay = this.hurry ? 0 : Math.min(DEBOUNCE_MS, this.firstQueuedAt + MAX_WAIT_MS - now);
-    this.timer = setTimeout(() => this.start(), Math.max(0, delay));
-    this.timer.unref();
+    this.timer.arm(this.hurry);
   }
 
   private start(): void {
-    if (this.timer !== null) clearTimeout(this.timer);
-    this.timer = null;
+    this.timer.disarm();
     if (this.closed || this.running !== null) return;
-    this.firstQueuedAt = null;
+    this.timer.started();
     const projects = [...this.queued];
     this.queued.clear();
     const scans = this.toStore;
@@ -166,7 +152,7 @@ export class LinkScanWarmer {
         this.running = null;
         if (this.closed) return;
         if (!this.hasWork()) this.settle();
-        else if (this.timer === null) this.schedule();
+        else if (!this.timer.armed) this.schedule();
       });
   }
 

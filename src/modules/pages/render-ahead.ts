@@ -1,16 +1,10 @@
 import { setImmediate } from 'node:timers/promises';
 import type { ChangeSubscriber } from '../../events/change-recorder.ts';
 import { contentWrites } from '../../events/content-writes.ts';
+import { SettleTimer } from '../../shared/settle-timer.ts';
 import type { PageRenderer } from './pages.renderer.ts';
 import type { PageQueries } from './pages.repository.ts';
 
-/**
- * How long after the last change queued the work starts: the change's transaction has committed by
- * then, and a burst of changes is taken in one go.
- */
-const DEBOUNCE_MS = 500;
-/** At the latest this long after the first change queued: a steady flow of edits holds nothing back. */
-const MAX_WAIT_MS = 5_000;
 /** Pages queued at most; past it a change's pages are left to their first read. */
 const MAX_QUEUED = 50_000;
 
@@ -24,8 +18,7 @@ const MAX_QUEUED = 50_000;
 export class RenderAhead {
   private queued = new Map<number, Set<number>>();
   private size = 0;
-  private timer: ReturnType<typeof setTimeout> | null = null;
-  private firstQueuedAt: number | null = null;
+  private readonly timer = new SettleTimer(() => this.start());
   private running: Promise<void> | null = null;
   private closed = false;
   private failed = 0;
@@ -56,12 +49,7 @@ export class RenderAhead {
   /** (Re)arms the debounce; work under way is left to finish, and looks for more when it has. */
   private schedule(): void {
     if (this.closed || this.running !== null) return;
-    if (this.timer !== null) clearTimeout(this.timer);
-    const now = Date.now();
-    this.firstQueuedAt ??= now;
-    const delay = Math.max(0, Math.min(DEBOUNCE_MS, this.firstQueuedAt + MAX_WAIT_MS - now));
-    this.timer = setTimeout(() => this.start(), delay);
-    this.timer.unref();
+    this.timer.arm();
   }
 
   /** Resolves once nothing is queued or running, starting queued work at once. */
@@ -75,18 +63,16 @@ export class RenderAhead {
   /** Stops: nothing more starts, and the page under way is waited for. */
   async close(): Promise<void> {
     this.closed = true;
-    if (this.timer !== null) clearTimeout(this.timer);
-    this.timer = null;
+    this.timer.disarm();
     this.queued.clear();
     this.size = 0;
     await this.running;
   }
 
   private start(): void {
-    if (this.timer !== null) clearTimeout(this.timer);
-    this.timer = null;
+    this.timer.disarm();
     if (this.closed || this.running !== null) return;
-    this.firstQueuedAt = null;
+    this.timer.started();
     const work = [...this.queued];
     this.queued = new Map();
     this.size = 0;
