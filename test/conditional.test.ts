@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createWorld } from './helpers/factories.ts';
 import { openapiJson, readDefinition, upload } from './helpers/references.ts';
@@ -50,6 +51,47 @@ describe('If-None-Match', () => {
     const changed = await api.get(`/page/${id}`, { headers: { 'if-none-match': tag } });
     expect(changed.statusCode).toBe(200);
     expect(etagOf(changed)).not.toBe(tag);
+  });
+
+  it('tags a page as every release before this one did: tags clients hold stay current across upgrades', async () => {
+    const w = await createWorld(t.deps);
+    const api = client(t.app, w.key);
+    const created = await api.post(`/documentation/${w.documentation.id}/page`, {
+      title: 'Ünïcode «title»',
+      content: '# Café\n\nText with é and 𝄞.',
+    });
+    expect(created.statusCode).toBe(200);
+    const page = created.json<Record<string, unknown>>();
+    // The tag's definition: SHA-256 over each part framed by its kind and UTF-8 length, the first 32
+    // base64url characters. Computed here part by part, independently of the server's code.
+    const hash = createHash('sha256');
+    for (const part of [
+      'id',
+      'title',
+      'slug',
+      'listed',
+      'contentDraft',
+      'contentPublished',
+      'path',
+      'created',
+      'updated',
+    ].map((field) => page[field])) {
+      const text = typeof part === 'string';
+      const bytes = Buffer.from(text ? part : JSON.stringify(part), 'utf8');
+      hash.update(`${text ? 'text' : 'value'}:${bytes.length}:`);
+      hash.update(bytes);
+    }
+    const expected = `"${hash.digest('base64url').slice(0, 32)}"`;
+    expect(etagOf(created)).toBe(expected);
+    expect(etagOf(await api.get(`/page/${String(page.id)}`))).toBe(expected);
+    // If-Match with it is accepted, and a write without a condition needs no tag at all.
+    const updated = await api.put(
+      `/page/${String(page.id)}`,
+      { title: 'Next' },
+      { headers: { 'if-match': expected } },
+    );
+    expect(updated.statusCode).toBe(200);
+    expect((await api.put(`/page/${String(page.id)}`, { title: 'Last' })).statusCode).toBe(200);
   });
 
   it('gives a rendered page a new tag when only what it links to changed', async () => {
