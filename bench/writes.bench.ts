@@ -5,15 +5,17 @@
  *
  *   node --import tsx bench/writes.bench.ts [--pages 1000] [--duration 10] [--connections 20] [--rounds 1]
  *        [--database-url postgres://postgres@127.0.0.1:5432/quire_bench_writes] [--redis-url redis://…]
- *        [--data $TMPDIR/quire-bench-writes] [--port 18760] [--fixed-port 18761]
+ *        [--data $TMPDIR/quire-bench-writes] [--port P] [--fixed-port P]
  *
- * Runs: (a) `POST /documentation/{id}/page` into the first section, each with a new title; (b)
+ * Ports not given are chosen by the system. Runs: the fixed route; the bare draft update of the plain
+ * server (the least such a write can do, see fixedServer); (a) `POST /documentation/{id}/page` into
+ * the first section, each with a new title; (b)
  * `PUT /page/{id}` of a random page's draft; (c) that update followed by `PUT /page/{id}/publish` of
  * the same page, alternately. Every run starts from the same data: on SQLite a copy of the seeded
  * file, on PostgreSQL a database seeded anew (its name is the URL's, which is dropped first).
  *
- * Per run: writes/s, the ratio to the fixed route, p50/p99, the server's CPU time per write (from
- * /proc), and the statements per write issued through Kysely (from GET /metrics; begin and commit
+ * Per run: writes/s, the ratio to the fixed route, p50/p99, the answering server's CPU time per write
+ * (from /proc), and the statements per write issued through Kysely (from GET /metrics; begin and commit
  * are not counted there). The median round by writes/s is reported.
  *
  * Goals: SQLite ≥ 0.1 of the fixed route, PostgreSQL ≥ 0.03, the same at 1,000 and 100,000 pages.
@@ -22,15 +24,18 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import SQLite from 'better-sqlite3';
 import Fastify from 'fastify';
 import pg from 'pg';
 import { openDatabase } from '../src/db/dialect.ts';
 import { seededDatabase, seedPages, type SeedResult } from './seed-pages.ts';
+import { portArg } from './fixtures/backend.ts';
 import { arg, autocannon, startChild, type Result } from './fixtures/load.ts';
 import { waitFor } from './fixtures/wait.ts';
 
 const HERE = fileURLToPath(import.meta.url);
 const FIXED = { id: 1, title: 'Fixed', slug: 'fixed', listed: true, path: 'v1/guides/fixed' };
+const BARE_COLUMNS = 'id, listed, title, created, updated, slug, content_draft, content_published';
 const CLOCK_TICKS = 100;
 
 /** A request of autocannon's, with the per-connection context it hands to setupRequest. */
@@ -50,9 +55,61 @@ interface WriteOptions {
 }
 const cannon = autocannon as unknown as (options: WriteOptions) => Promise<Result>;
 
-async function fixedServer(port: number): Promise<void> {
+/**
+ * The reference points: the cheapest useful Fastify route there is, and the least a draft update can
+ * write (`PUT /bare/{id}`, no key, no schema, no idempotency, no events): the page's row, its
+ * revision and an audit entry, in one transaction of prepared statements on SQLite, in one statement
+ * on PostgreSQL; the change-stamp triggers fire as they do for Quire. Its ratio to the fixed route is
+ * the most any write through Quire could reach on this machine.
+ */
+async function fixedServer(port: number, bare: string): Promise<void> {
   const app = Fastify({ logger: false });
   app.get('/fixed', () => FIXED);
+  type Bare = { Params: { id: string }; Body: { content?: unknown } };
+  const content = (body: { content?: unknown } | undefined): string =>
+    typeof body?.content === 'string' ? body.content : '';
+  if (bare.startsWith('sqlite:')) {
+    const sqlite = new SQLite(bare.slice('sqlite:'.length));
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('synchronous = NORMAL');
+    sqlite.pragma('busy_timeout = 5000');
+    const update = sqlite.prepare<[string, string, number], Record<string, unknown>>(
+      `update pages set content_draft = ?, updated = ? where id = ? returning ${BARE_COLUMNS}`,
+    );
+    const revision = sqlite.prepare(
+      `insert into page_history (page_id, operation, message, title, slug, content_draft, content_published,
+         api_key_id, user_id, created) values (?, 'update', '', ?, ?, ?, ?, null, null, ?)`,
+    );
+    const audit = sqlite.prepare(
+      `insert into audit_log (project_id, timestamp, scope, entity, entity_id, operation, message, details,
+         ip_address, user_label, api_key_label) values (1, ?, 'content', 'page', ?, 'UPD', 'Page updated', '{}',
+         '127.0.0.1', null, 'bench')`,
+    );
+    const write = sqlite.transaction((id: number, text: string) => {
+      const now = new Date().toISOString();
+      const row = update.get(text, now, id);
+      if (row === undefined) return {};
+      revision.run(id, row.title, row.slug, text, row.content_published, now);
+      audit.run(now, String(id));
+      return row;
+    });
+    app.put<Bare>('/bare/:id', (request) => write(Number(request.params.id), content(request.body)));
+  } else {
+    const pool = new pg.Pool({ connectionString: bare, max: 10 });
+    const text = `with p as (update pages set content_draft = $2, updated = $3 where id = $1 returning ${BARE_COLUMNS}),
+      h as (insert into page_history (page_id, operation, message, title, slug, content_draft, content_published,
+        api_key_id, user_id, created) select id, 'update', '', title, slug, content_draft, content_published,
+        null, null, $3 from p),
+      a as (insert into audit_log (project_id, timestamp, scope, entity, entity_id, operation, message, details,
+        ip_address, user_label, api_key_label) select 1, $3, 'content', 'page', id::text, 'UPD', 'Page updated',
+        '{}', '127.0.0.1', null, 'bench' from p)
+      select * from p`;
+    app.put<Bare>('/bare/:id', async (request) => {
+      const values = [Number(request.params.id), content(request.body), new Date().toISOString()];
+      const { rows } = await pool.query({ name: 'bare-write', text, values });
+      return (rows[0] as Record<string, unknown> | undefined) ?? {};
+    });
+  }
   await app.listen({ host: '127.0.0.1', port });
 }
 
@@ -129,8 +186,7 @@ async function main(): Promise<void> {
   const duration = Number(arg('duration', '10'));
   const rounds = Math.max(1, Number(arg('rounds', '1')));
   const connections = Number(arg('connections', '20'));
-  const quirePort = Number(arg('port', '18760'));
-  const fixedPort = Number(arg('fixed-port', '18761'));
+  const [quirePort, fixedPort] = [await portArg('port'), await portArg('fixed-port')];
   const databaseUrl = arg('database-url', '');
   const redisUrl = arg('redis-url', '');
   const dir = arg('data', path.join(os.tmpdir(), 'quire-bench-writes'));
@@ -154,14 +210,16 @@ async function main(): Promise<void> {
     LOG_LEVEL: 'warn',
     WEBHOOK_SECRET_KEY: Buffer.alloc(32, 7).toString('base64'),
   });
-  const children = [server, startChild([HERE, '--fixed-server', String(fixedPort)], {})];
+  const fixedChild = startChild([HERE, '--fixed-server', String(fixedPort), '--bare', seed.databaseUrl], {});
+  const children = [server, fixedChild];
   try {
     const quire = `http://127.0.0.1:${quirePort}`;
     const fixed = `http://127.0.0.1:${fixedPort}`;
     // A server started on a busy machine may take a while (tsx compiles it first).
     await Promise.all([waitFor(`${quire}/readyz`, 120_000), waitFor(`${fixed}/fixed`, 120_000)]);
     const pid = server.pid;
-    if (pid === undefined) throw new Error('the server has no pid');
+    const fixedPid = fixedChild.pid;
+    if (pid === undefined || fixedPid === undefined) throw new Error('a server has no pid');
 
     const ids = seed.pageIds;
     const randomId = () => ids[Math.floor(Math.random() * ids.length)] ?? 1;
@@ -202,21 +260,34 @@ async function main(): Promise<void> {
       headers: json,
       requests: setups.map((setupRequest) => ({ setupRequest })),
     });
+    const bareUpdate: Setup = (req) => ({
+      ...req,
+      method: 'PUT',
+      path: `/bare/${randomId()}`,
+      body: JSON.stringify({ content: draft(++serial) }),
+    });
     const runs: Array<[string, WriteOptions]> = [
       ['fixed JSON route (plain Fastify)', { url: `${fixed}/fixed`, connections, duration }],
+      [
+        'bare draft update: row, revision, audit entry (plain Fastify)',
+        { url: fixed, connections, duration, headers: json, requests: [{ setupRequest: bareUpdate }] },
+      ],
       ['(a) POST /documentation/{id}/page', write(create)],
       ['(b) PUT /page/{id} (draft)', write(update)],
       ['(c) PUT /page/{id}, then its PUT /page/{id}/publish', write(update, publish)],
     ];
-    const measure = async (name: string, options: WriteOptions): Promise<Measured> => {
-      const quireRun = name !== runs[0]?.[0];
-      const cpuBefore = cpuMs(pid);
+    // The first two runs are the plain server's: its CPU is measured for them, Quire's for the rest.
+    const plainRuns = 2;
+    const measure = async (i: number, options: WriteOptions): Promise<Measured> => {
+      const quireRun = i >= plainRuns;
+      const measuredPid = quireRun ? pid : fixedPid;
+      const cpuBefore = cpuMs(measuredPid);
       const statementsBefore = quireRun ? await statements(quire) : 0;
       const result = await cannon(options);
       const writes = Math.max(1, result.requests.total);
       return {
         result,
-        cpuPerWrite: (cpuMs(pid) - cpuBefore) / writes,
+        cpuPerWrite: (cpuMs(measuredPid) - cpuBefore) / writes,
         statementsPerWrite: quireRun ? ((await statements(quire)) - statementsBefore) / writes : 0,
       };
     };
@@ -227,7 +298,7 @@ async function main(): Promise<void> {
       for (const [i, [name, options]] of runs.entries()) {
         // A short unmeasured run first: JIT warm-up and connection set-up stay out of the figures.
         await cannon({ ...options, duration: 2 });
-        const measured = await measure(name, options);
+        const measured = await measure(i, options);
         results[i]?.push(measured);
         const { result } = measured;
         process.stdout.write(
@@ -256,16 +327,20 @@ async function main(): Promise<void> {
       const { result } = measured;
       const ratio = result.requests.average / baseline;
       const cpu = i === 0 ? '' : measured.cpuPerWrite.toFixed(3);
-      const count = i === 0 ? '' : measured.statementsPerWrite.toFixed(2);
+      const count = i < plainRuns ? '' : measured.statementsPerWrite.toFixed(2);
       process.stdout.write(
         `| ${name} | ${Math.round(result.requests.average)} | ${ratio.toFixed(3)} | ${result.latency.p50} | ` +
           `${result.latency.p99} | ${cpu} | ${count} | ${result.non2xx} | ${result.errors + result.timeouts} |\n`,
       );
     }
     const goal = database === 'PostgreSQL' ? 0.03 : 0.1;
-    const worst = Math.min(...rows.slice(1).map((row) => row.measured.result.requests.average));
+    const worst = Math.min(...rows.slice(plainRuns).map((row) => row.measured.result.requests.average));
+    const bare = rows[1]?.measured.result.requests.average ?? 1;
+    const draftUpdate = rows[plainRuns + 1]?.measured.result.requests.average ?? 0;
     process.stdout.write(
-      `\ngoal (every write run >= ${goal} of fixed): ${worst / baseline >= goal ? 'met' : 'NOT met'} ` +
+      `\nthe bare draft update reaches ${(bare / baseline).toFixed(3)} of fixed; Quire's draft update ` +
+        `${(draftUpdate / bare).toFixed(2)} of the bare one\n` +
+        `goal (every write run >= ${goal} of fixed): ${worst / baseline >= goal ? 'met' : 'NOT met'} ` +
         `(lowest ${(worst / baseline).toFixed(3)})\n`,
     );
   } finally {
@@ -274,7 +349,7 @@ async function main(): Promise<void> {
 }
 
 if (process.argv.includes('--fixed-server')) {
-  await fixedServer(Number(arg('fixed-server', '18761')));
+  await fixedServer(Number(arg('fixed-server', '0')), arg('bare', ''));
 } else {
   await main();
 }
