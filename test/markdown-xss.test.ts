@@ -585,4 +585,27 @@ describe('format=html: raw HTML is sanitised where it stands', () => {
       }
     },
   );
+
+  it('sanitises tags of any length alike in html and markdown, the long ones (never memoised) each time', async () => {
+    const long = 'w'.repeat(3000);
+    const tags = [
+      `<span title="${long}" onclick="alert(1)">`,
+      `<a href="javascript:alert(1)" title="${long}">`,
+      `<img src="x" onerror="alert(1)" alt="${long}">`,
+    ];
+    const content = ['Text', ...tags.flatMap((tag) => [`x ${tag}one</span> y`, `x ${tag}two</span> y`])].join(
+      '\n\n',
+    );
+    for (let twice = 0; twice < 2; twice++) {
+      const html = await htmlOf(content);
+      expect(html).toBe(renderHtmlWholeDocument(content));
+      expectSafeHtml(html);
+      expect(html).toContain(long);
+      expect(html).not.toMatch(/onclick|onerror|javascript:/i);
+      const [markdown = ''] = await markdownOf([content]);
+      expectSafeForReaders(markdown);
+      expect(markdown).toContain(long);
+      expect(markdown).not.toMatch(/onclick|onerror|javascript:/i);
+    }
+  });
 });

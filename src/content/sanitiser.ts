@@ -143,9 +143,15 @@ const PLAIN_COMMENT = /^<!--[^<>]*-->$/;
  * declarations and CDATA go, as in HTML output.
  */
 const RECENT_TAGS = 1024;
+/**
+ * Longer tags are sanitised each time: they seldom repeat, and a full memo of them (a page may hold
+ * tags of megabytes) would weigh up to RECENT_TAGS times as much.
+ */
+const MEMO_TAG_LENGTH = 1024;
 const recentTags = new Map<string, string>();
 
 export function sanitizeHtmlTag(tag: string): string {
+  if (tag.length > MEMO_TAG_LENGTH) return sanitizeTag(tag);
   let clean = recentTags.get(tag);
   if (clean === undefined) {
     clean = sanitizeTag(tag);
@@ -321,10 +327,12 @@ const recentHtmlTags = new Map<string, string>();
  * it, alone, so attributes, URLs and escaping follow the allowlist exactly. Memoised, as tags repeat.
  */
 export function sanitizeOpeningTag(tag: string): string {
-  let clean = recentHtmlTags.get(tag);
+  const memo = tag.length <= MEMO_TAG_LENGTH;
+  let clean = memo ? recentHtmlTags.get(tag) : undefined;
   if (clean === undefined) {
     // sanitize-html closes what it opens; only the opening tag is this tag's.
     clean = /^<[^>]*>/.exec(sanitizeHtmlOutput(tag))?.[0] ?? '';
+    if (!memo) return clean;
     if (recentHtmlTags.size >= RECENT_TAGS) recentHtmlTags.clear();
     recentHtmlTags.set(tag, clean);
   }
