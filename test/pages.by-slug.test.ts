@@ -168,6 +168,44 @@ describe('GET /page by slugs', () => {
     expect(latest.statusCode).toBe(404);
   });
 
+  it('serves slugs resolved before in another format as the page by id, and follows a rename at once', async () => {
+    const w = await world();
+    const slugs = '/page?version_slug=v2&documentation_slug=guides&page_slug=intro';
+    expect((await w.api.get(slugs)).json().contentDraft).toBe('# In v2');
+    // Where the slugs lead is kept; the answer in these formats is not made yet.
+    for (const format of ['html', 'text', 'markdown']) {
+      const bySlugs = await w.api.get(`${slugs}&format=${format}`);
+      expect(bySlugs.statusCode, format).toBe(200);
+      expect(bySlugs.body, format).toBe((await w.api.get(`/page/${w.v2Page}?format=${format}`)).body);
+    }
+    // A key scoped to another version is refused before anything is read.
+    const scoped = await createKey(t.deps, w.project.id, { versions: [w.version.id] });
+    await w.api.get(`${slugs}&format=html`);
+    expect((await client(t.app, scoped.key).get(`${slugs}&format=html`)).statusCode).toBe(403);
+
+    const renamed = await w.api.put(`/page/${w.v2Page}`, { slug: 'renamed', content: '# Renamed' });
+    expect(renamed.statusCode).toBe(200);
+    for (const format of ['darkdown', 'html']) {
+      const gone = await w.api.get(`${slugs}&format=${format}`);
+      expect(gone.statusCode).toBe(404);
+      expectErrorShape(gone);
+      const moved = await w.api.get(
+        `/page?version_slug=v2&documentation_slug=guides&page_slug=renamed&format=${format}`,
+      );
+      expect(moved.statusCode).toBe(200);
+      expect(moved.json().path).toBe('v2/guides/renamed');
+    }
+    // Another page taking the old slug is found by it, not the renamed one.
+    const taker = await w.api.post(`/documentation/${w.v2Guides.id}/page`, {
+      title: 'Intro',
+      content: '# New',
+    });
+    expect(taker.json().slug).toBe('intro');
+    const found = await w.api.get(`${slugs}&format=html`);
+    expect(found.json().id).toBe(taker.json().id);
+    expect(found.json().contentDraft).toBe('<h1 id="new">New</h1>\n');
+  });
+
   it('answers 403 without page.read and for a version outside the key scope', async () => {
     const w = await world();
     const editor = await createKey(t.deps, w.project.id, { permissions: ['page.edit'] });

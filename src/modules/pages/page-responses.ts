@@ -60,7 +60,8 @@ export class PageResponseCache {
     // eighth of the budget (about 64,000 of them in the default 128 MiB) holds the resolutions of
     // more pages than the rest holds answers of 5 KB. A sixty-fourth held fewer than the answers of
     // 10,000 pages of 5 KB; with a sixteenth, reads by slugs of 100,000 Zipf-skewed pages ran at
-    // 0.46 of reads by id, with an eighth at 0.72 (each miss costs three queries).
+    // 0.46 of reads by id, with an eighth at 0.72 (each miss cost three queries; an answer missing
+    // where the resolution is kept now costs the one query of a read by id).
     const resolutionBytes = Math.max(ENTRY_OVERHEAD, Math.floor(maxBytes / 8));
     this.resolutions = new LruCache(
       Math.max(1, Math.floor(resolutionBytes / ENTRY_OVERHEAD)),

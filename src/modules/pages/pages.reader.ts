@@ -64,10 +64,15 @@ export class PageReader {
     const stamp = ctx.transaction === undefined ? await this.responses.stamp(projectId) : null;
     const slugKey = stamp === null ? '' : resolutionKey(query, pageSlug);
     const resolved = stamp === null ? undefined : this.responses.resolution(slugKey, stamp, projectId);
-    if (resolved) {
+    if (resolved && stamp !== null) {
       assertVersionInScope(ctx.scope, resolved.versionId);
-      const cached = this.responses.get(`${resolved.pageId}:${format}`, resolved.stamp, projectId);
+      const key = `${resolved.pageId}:${format}`;
+      const cached = this.responses.get(key, resolved.stamp, projectId);
       if (cached) return cached.body;
+      // Where the slugs lead holds under this stamp: the page is read by its id, one query where
+      // resolving the version and the section again took three.
+      const view = await this.queries.readView(ctx.transaction, projectId, resolved.pageId);
+      if (view) return (await this.answer(projectId, view, format, key, stamp, ctx.transaction)).body;
     }
     const db = ctx.transaction ?? this.reader;
     const version = await this.version(db, ctx, query);
