@@ -19,9 +19,10 @@
  * html read again on a second server at `LOG_LEVEL=info` (its log written to a file) where the others
  * run at `warn`; `format=darkdown`; and the html read with each page's current ETag in If-None-Match
  * (304, no body). Ids are uniform over every page, or Zipf-skewed (exponent `--zipf`) over a shuffled
- * order of the pages. Up to `--warm-all` pages, every page is read once in each format before the
- * rounds (a cached server, as a long-running one is); above it, each row's unmeasured warm-up run
- * (`--warmup` s, default 10 then) fills the caches with what that row's distribution asks for.
+ * order of the pages. Up to `--warm-all` pages, every page is read once in each format and once by
+ * its slugs before the rounds (a cached server, as a long-running one is); above it, each row's
+ * unmeasured warm-up run (`--warmup` s, default 10 then) fills the caches with what that row's
+ * distribution asks for.
  *
  * Printed per round and then as the median of rounds per row: req/s, the ratio to the fixed route,
  * p50/p99, the answering server's RSS, and its CPU time per request (from /proc, before and after);
@@ -71,6 +72,27 @@ async function fixedServer(port: number, bare: string): Promise<void> {
     });
   }
   await app.listen({ host: '127.0.0.1', port });
+}
+
+/** Reads each page once by its slugs, in html: where they lead is then kept, as on a long-running server. */
+async function warmBySlugs(base: string, key: string, addresses: readonly PageAddress[]): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < addresses.length) {
+      const a = addresses[next++];
+      if (a === undefined) break;
+      const query = new URLSearchParams({
+        version_slug: a.versionSlug,
+        documentation_slug: a.documentationSlug,
+        page_slug: a.pageSlug,
+        format: 'html',
+      });
+      const res = await fetch(`${base}/api/v1/page?${query.toString()}`, { headers: { 'x-api-key': key } });
+      if (res.status !== 200) throw new Error(`warm-up read of page ${a.id} by slugs answered ${res.status}`);
+      await res.arrayBuffer();
+    }
+  };
+  await Promise.all(Array.from({ length: 16 }, worker));
 }
 
 /** Reads each page once in the format; returns each page's ETag, for the conditional run. */
@@ -194,6 +216,8 @@ async function main(): Promise<void> {
         warm(quire, seed.key, ids, 'darkdown'),
         warm(info, seed.key, ids, 'html'),
       ]);
+      // By slugs after the reads by id, so that these find the answers made and keep only where they lead.
+      await warmBySlugs(quire, seed.key, addresses);
     } else {
       // The conditional run needs ETags: those of 2,000 pages drawn as that run draws them.
       const drawn = [...new Set(Array.from({ length: 2_000 }, () => ids[first.next()] ?? 1))];
@@ -201,7 +225,7 @@ async function main(): Promise<void> {
     }
     process.stdout.write(
       warmAll
-        ? `every page read once in each format before the rounds (${Date.now() - warmStarted} ms)\n`
+        ? `every page read once in each format, and once by its slugs, before the rounds (${Date.now() - warmStarted} ms)\n`
         : `pages above --warm-all: each row's ${warmupSeconds} s warm-up run fills the caches\n`,
     );
     const tagged = [...tags.keys()];
