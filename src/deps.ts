@@ -33,6 +33,7 @@ import { WebhookDispatcher } from './modules/webhooks/webhooks.dispatcher.ts';
 import { WebhookSubscriptions, webhooksSubscriber } from './modules/webhooks/webhooks.events.ts';
 import { WebhooksService } from './modules/webhooks/webhooks.service.ts';
 import { TaskFailedError, WorkerPool } from './workers/pool.ts';
+import { WalCheckpointer } from './db/checkpointer.ts';
 import { ServiceUnavailableError } from './errors.ts';
 import type { CounterStore } from './ratelimit/counter-store.ts';
 import { MemoryCounterStore } from './ratelimit/memory-store.ts';
@@ -75,6 +76,8 @@ export interface Deps {
   webhookDispatcher: WebhookDispatcher;
   /** what GET /metrics reports, counted as the app works; null with METRICS=false (nothing counted) */
   metrics: Metrics | null;
+  /** SQLite's WAL copied into the file on a thread of its own; the server starts it, nothing else does */
+  checkpointer: WalCheckpointer;
   close(): Promise<void>;
 }
 
@@ -176,6 +179,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     allowPrivate: config.webhookAllowPrivate,
     resolver,
   });
+  const checkpointer = new WalCheckpointer(database.sqlite);
   metrics?.watch({
     caches: {
       api_key: () => keys.cacheStats(),
@@ -186,6 +190,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     },
     pool: () => database.poolStats(),
     pendingDeliveries: () => webhooks.pendingDeliveries(),
+    checkpoints: () => (database.sqlite === null ? null : checkpointer.stats()),
   });
   return {
     config,
@@ -215,6 +220,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     webhooks,
     webhookDispatcher,
     metrics,
+    checkpointer,
     async close() {
       // Background work first: it uses the worker threads and the database.
       await webhookDispatcher.close();
@@ -223,6 +229,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
       await pages.rendered.close();
       if (overrides.workers === undefined) await workers.close();
       await counters.close();
+      await checkpointer.close();
       await database.close();
     },
   };

@@ -27,6 +27,8 @@ export async function serve(env: Readonly<Record<string, string | undefined>> = 
   await app.listen({ host: config.host, port: config.port });
   // Every instance sends the outbox; deps.close() stops it.
   deps.webhookDispatcher.start();
+  // SQLite: the WAL is copied into the file beside the event loop, not inside a request's commit.
+  deps.checkpointer.start();
   // In the background: the server answers at once, and the first upload finds a warm thread.
   deps.workers.warm().catch((error: unknown) => app.log.warn({ err: error }, 'worker warm-up failed'));
   // Idempotency keys are kept a day: forgotten on start and every hour after.

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import SQLite from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 
 const KEY = `qk_${'s'.repeat(43)}`;
@@ -246,5 +247,64 @@ describe('the server process', () => {
     });
     agent.destroy();
     idleAgent.destroy();
+  }, 60_000);
+  it('copies the SQLite WAL into the file on a thread of its own while pages are written, losing none', async () => {
+    const { port, output } = await startServer({ RATE_LIMIT_SCALE: '1000' });
+    const base = `http://127.0.0.1:${port}/api/v1`;
+    const headers = { 'x-api-key': KEY, 'content-type': 'application/json' };
+    const ids: number[] = [];
+    for (let i = 0; i < 16; i++) {
+      const res = await fetch(`${base}/documentation/1/page`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ title: `Checkpointed ${i}`, content: `first ${i}` }),
+      });
+      expect(res.status).toBe(200);
+      ids.push(((await res.json()) as { id: number }).id);
+    }
+    // Eight clients at once, each on pages of its own: the last content of every page is known.
+    const last = new Map<number, string>();
+    await Promise.all(
+      Array.from({ length: 8 }, async (_, client) => {
+        const mine = ids.filter((_id, index) => index % 8 === client);
+        for (let n = 0; n < 30; n++) {
+          const id = mine[n % mine.length]!;
+          const content = `# Update ${n}\n\n${'Text of client ' + client + '. '.repeat(40)}`;
+          const res = await fetch(`${base}/page/${id}`, {
+            method: 'PUT',
+            headers,
+            body: JSON.stringify({ content }),
+          });
+          expect(res.status).toBe(200);
+          last.set(id, content);
+        }
+      }),
+    );
+    const checkpoints = async () => {
+      const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      return Number(/^quire_sqlite_checkpoints_total (\d+)$/m.exec(text)?.[1] ?? 0);
+    };
+    await expect.poll(checkpoints, { timeout: 10_000 }).toBeGreaterThan(0);
+    expect(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()).toMatch(
+      /^quire_sqlite_checkpoint_failures_total 0$/m,
+    );
+    for (const [id, content] of last) {
+      const res = await fetch(`${base}/page/${id}`, { headers });
+      expect(((await res.json()) as { contentDraft: string }).contentDraft).toBe(content);
+    }
+    const exited = new Promise<number | null>((resolve) => child!.on('exit', (code) => resolve(code)));
+    child!.kill('SIGTERM');
+    expect(await exited, output()).toBe(0);
+    // The file alone, as the next start finds it: whole, with every write in it.
+    const file = new SQLite(path.join(dir!, 'q.db'), { readonly: true });
+    try {
+      expect(file.pragma('integrity_check', { simple: true })).toBe('ok');
+      const read = file.prepare<[number], { content_draft: string }>(
+        'select content_draft from pages where id = ?',
+      );
+      for (const [id, content] of last) expect(read.get(id)?.content_draft).toBe(content);
+    } finally {
+      file.close();
+    }
   }, 60_000);
 });

@@ -45,6 +45,13 @@ export interface MetricSources {
   pool: () => PoolCounts | null;
   /** webhook deliveries still to be sent, across every instance (one indexed count) */
   pendingDeliveries: () => Promise<number>;
+  /** the background WAL checkpoints so far; null on PostgreSQL */
+  checkpoints: () => CheckpointCounts | null;
+}
+
+export interface CheckpointCounts {
+  readonly runs: number;
+  readonly failures: number;
 }
 
 export type RefusalLimit = 'operation' | 'auth_failures';
@@ -200,6 +207,25 @@ export class Metrics {
       gauge('quire_db_pool_connections', 'Connections the PostgreSQL pool holds open.', (p) => p.total);
       gauge('quire_db_pool_idle_connections', 'Open pool connections not in use.', (p) => p.idle);
       gauge('quire_db_pool_waiting_requests', 'Queries waiting for a pool connection.', (p) => p.waiting);
+    }
+
+    const checkpoints = sources.checkpoints;
+    if (checkpoints() !== null) {
+      const counter = (name: string, help: string, pick: (c: CheckpointCounts) => number) =>
+        sourcedCounter(registry, name, help, [], () => {
+          const counts = checkpoints();
+          return counts === null ? [] : [[{}, pick(counts)] as const];
+        });
+      counter(
+        'quire_sqlite_checkpoints_total',
+        'Checkpoints of the background thread that copied WAL frames into the SQLite file.',
+        (c) => c.runs,
+      );
+      counter(
+        'quire_sqlite_checkpoint_failures_total',
+        'Background checkpoints that failed, and checkpoint threads that stopped (the writer then checkpoints).',
+        (c) => c.failures,
+      );
     }
 
     new Gauge({
