@@ -14,6 +14,9 @@
  * the same page, alternately. Every run starts from the same data: on SQLite a copy of the seeded
  * file, on PostgreSQL a database seeded anew (its name is the URL's, which is dropped first).
  *
+ * Before each run both servers are left to finish what the previous run started (link scans and
+ * renders of what it wrote): the bench waits until neither uses more than 5% of a core.
+ *
  * Per run: writes/s, the ratio to the fixed route, p50/p99, the answering server's CPU time per write
  * (from /proc), and the statements per write issued through Kysely (from GET /metrics; begin and commit
  * are not counted there). The median round by writes/s is reported.
@@ -119,6 +122,21 @@ function cpuMs(pid: number): number {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   // utime and stime are fields 14 and 15 of the line, 12 and 13 after the command name.
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+}
+
+/**
+ * Waits until a server is quiet: less than 5% of a core over 250 ms, for at most 30 s. Work a run
+ * leaves behind (link scans and renders of what it wrote, checkpoints) would otherwise run during the
+ * next run, whichever server that measures. Returns the milliseconds waited.
+ */
+async function settled(...pids: number[]): Promise<number> {
+  const started = Date.now();
+  for (;;) {
+    const before = pids.map(cpuMs);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const busiest = Math.max(...pids.map((pid, i) => cpuMs(pid) - (before[i] ?? 0)));
+    if (busiest < 12.5 || Date.now() - started > 30_000) return Date.now() - started;
+  }
 }
 
 /** Statements issued through Kysely so far, from the metrics endpoint. */
@@ -296,6 +314,7 @@ async function main(): Promise<void> {
     const results = runs.map(() => [] as Measured[]);
     for (let round = 0; round < rounds; round++) {
       for (const [i, [name, options]] of runs.entries()) {
+        const waited = await settled(pid, fixedPid);
         // A short unmeasured run first: JIT warm-up and connection set-up stay out of the figures.
         await cannon({ ...options, duration: 2 });
         const measured = await measure(i, options);
@@ -304,7 +323,8 @@ async function main(): Promise<void> {
         process.stdout.write(
           `round ${round + 1} ${name}: ${Math.round(result.requests.average)}/s p50 ${result.latency.p50} ` +
             `p99 ${result.latency.p99} cpu ${measured.cpuPerWrite.toFixed(3)} ms ` +
-            `statements ${measured.statementsPerWrite.toFixed(2)} non-2xx ${result.non2xx}\n`,
+            `statements ${measured.statementsPerWrite.toFixed(2)} non-2xx ${result.non2xx} ` +
+            `(servers quiet after ${waited} ms)\n`,
         );
       }
     }
