@@ -1,4 +1,9 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { openDatabase } from '../src/db/dialect.ts';
+import { migrateToLatest } from '../src/db/migrate.ts';
 import { upgradeDatabase } from '../src/upgrade.ts';
 import { createProject, createVersion } from './helpers/factories.ts';
 import { dialectName, useTestApp } from './helpers/test-app.ts';
@@ -49,6 +54,34 @@ describe(`storage (${dialectName})`, () => {
         })
         .execute(),
     ).rejects.toThrow(/FOREIGN KEY/);
+  });
+
+  it('migrates a SQLite file in one transaction: a failure half-way leaves it as it was', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-migrate-'));
+    const handle = openDatabase(`sqlite:${path.join(dir, 'q.db')}`);
+    try {
+      const tables = () =>
+        handle
+          .sqlite!.prepare("select name from sqlite_master where type = 'table' order by name")
+          .pluck()
+          .all();
+      // The seventh of eleven migrations fails after its own statements ran.
+      await expect(
+        migrateToLatest(handle, undefined, {
+          '0007-search-posts': () => Promise.reject(new Error('stopped in 0007')),
+        }),
+      ).rejects.toThrow('stopped in 0007');
+      expect(tables()).toEqual([]);
+      expect(handle.sqlite!.inTransaction).toBe(false);
+      // The next start migrates it whole.
+      expect(await upgradeDatabase(handle)).toEqual(
+        expect.arrayContaining(['0001-initial', '0007-search-posts']),
+      );
+      expect(tables()).toEqual(expect.arrayContaining(['pages', 'projects', 'search_entries']));
+    } finally {
+      await handle.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('maps a unique violation to a conflict on both dialects', async () => {

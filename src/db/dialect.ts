@@ -119,9 +119,10 @@ function openSqlite(file: string, onQuery: QueryObserver | undefined): DatabaseH
   const inMemory = file === ':memory:';
   if (!inMemory) fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const sqlite = new SQLite(file);
+  // First: another process opening the same new file may hold a lock while it turns WAL on.
+  sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('foreign_keys = ON');
-  sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('synchronous = NORMAL');
   // Statements are prepared once per text (Kysely would prepare each anew).
   reuseStatements(sqlite);

@@ -4,7 +4,9 @@ import {
   type Kysely,
   type Migration as KyselyMigration,
   type MigrationProvider,
+  type MigrationResultSet,
 } from 'kysely';
+import type SQLite from 'better-sqlite3';
 import type { DatabaseHandle } from './dialect.ts';
 import type { Database } from './schema.ts';
 import type { Migration } from './migrations/helpers.ts';
@@ -85,7 +87,45 @@ export async function migrateToLatest(
             await sql`reset statement_timeout`.execute(db);
           }
         })
-      : await migrate(handle.db);
+      : await underWriteLock(handle.sqlite, () => migrate(handle.db));
   if (error) throw error instanceof Error ? error : new Error('Migration failed', { cause: error });
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/** How long a start waits for another process's migration of the same SQLite file (ms). */
+const MIGRATION_LOCK_WAIT_MS = 10 * 60 * 1000;
+
+/**
+ * SQLite: Kysely runs migrations there with no transaction and no lock (its adapter declares no
+ * transactional DDL). Two processes starting on one new file both migrated it, and the second
+ * stopped on a table the first had made; a process stopped half-way left a schema that no later
+ * start could finish. The pending migrations run instead in one `BEGIN IMMEDIATE` transaction on the
+ * writer: a second process waits for the first's write lock, then finds nothing to do, and a
+ * failure or a crash leaves the file as it was.
+ */
+async function underWriteLock(
+  sqlite: SQLite.Database | null,
+  run: () => Promise<MigrationResultSet>,
+): Promise<MigrationResultSet> {
+  if (sqlite === null) throw new Error('a SQLite handle without its connection');
+  const wait = sqlite.pragma('busy_timeout', { simple: true }) as number;
+  sqlite.pragma(`busy_timeout = ${MIGRATION_LOCK_WAIT_MS}`);
+  try {
+    sqlite.exec('BEGIN IMMEDIATE');
+  } finally {
+    sqlite.pragma(`busy_timeout = ${wait}`);
+  }
+  let outcome: MigrationResultSet;
+  try {
+    outcome = await run();
+  } catch (error) {
+    if (sqlite.inTransaction) sqlite.exec('ROLLBACK');
+    throw error;
+  }
+  if (outcome.error !== undefined) {
+    if (sqlite.inTransaction) sqlite.exec('ROLLBACK');
+  } else {
+    sqlite.exec('COMMIT');
+  }
+  return outcome;
 }
