@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import SQLite from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../src/db/dialect.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
@@ -79,6 +80,26 @@ describe(`storage (${dialectName})`, () => {
       );
       expect(tables()).toEqual(expect.arrayContaining(['pages', 'projects', 'search_entries']));
     } finally {
+      await handle.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('finds an up-to-date SQLite file so without waiting for a write another process holds', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-migrate-'));
+    const file = path.join(dir, 'q.db');
+    const handle = openDatabase(`sqlite:${file}`);
+    const other = new SQLite(file);
+    try {
+      await upgradeDatabase(handle);
+      other.exec('BEGIN IMMEDIATE');
+      // Taking the write lock would wait up to ten minutes for the other connection.
+      const started = Date.now();
+      expect(await upgradeDatabase(handle)).toEqual([]);
+      expect(Date.now() - started).toBeLessThan(2_000);
+      other.exec('ROLLBACK');
+    } finally {
+      other.close();
       await handle.close();
       fs.rmSync(dir, { recursive: true, force: true });
     }

@@ -66,28 +66,34 @@ export async function migrateToLatest(
         ),
       ),
   };
-  const migrate = async (db: Kysely<Database>) => {
-    const migrator = new Migrator({
+  const migrator = (db: Kysely<Database>) =>
+    new Migrator({
       db,
       provider,
       ...(schema !== undefined && handle.dialect === 'postgres' ? { migrationTableSchema: schema } : {}),
     });
-    return migrator.migrateToLatest();
-  };
+  const migrate = (db: Kysely<Database>) => migrator(db).migrateToLatest();
   // A migration may rightly take longer than any request: on PostgreSQL it runs on one connection
   // with no statement timeout, which is restored (to the connection's default) afterwards.
-  const { error, results } =
-    handle.dialect === 'postgres'
-      ? await handle.db.connection().execute(async (db) => {
-          await sql`set statement_timeout = 0`.execute(db);
-          try {
-            if (schema !== undefined) await sql`create schema if not exists ${sql.id(schema)}`.execute(db);
-            return await migrate(db);
-          } finally {
-            await sql`reset statement_timeout`.execute(db);
-          }
-        })
-      : await underWriteLock(handle.sqlite, () => migrate(handle.db));
+  let outcome: MigrationResultSet;
+  if (handle.dialect === 'postgres') {
+    outcome = await handle.db.connection().execute(async (db) => {
+      await sql`set statement_timeout = 0`.execute(db);
+      try {
+        if (schema !== undefined) await sql`create schema if not exists ${sql.id(schema)}`.execute(db);
+        return await migrate(db);
+      } finally {
+        await sql`reset statement_timeout`.execute(db);
+      }
+    });
+  } else if ((await migrator(handle.db).getMigrations()).every((m) => m.executedAt !== undefined)) {
+    // An up-to-date file (every start but the first after an upgrade, every command) is seen to be
+    // so with two reads and takes no lock: a command run beside a long write need not wait for it.
+    outcome = { results: [] };
+  } else {
+    outcome = await underWriteLock(handle.sqlite, () => migrate(handle.db));
+  }
+  const { error, results } = outcome;
   if (error) throw error instanceof Error ? error : new Error('Migration failed', { cause: error });
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
