@@ -97,6 +97,8 @@ export interface DepsOverrides {
   webhookResolver?: Resolver;
   /** where the dispatcher's background failures go (the server logs them) */
   onWebhookError?: (error: unknown) => void;
+  /** where the SQLite checkpoint thread's failures go (the server logs them) */
+  onCheckpointError?: (error: Error) => void;
 }
 
 /** Where webhook secrets' key comes from (docs/decisions/0014-webhooks.md). */
@@ -179,7 +181,9 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     allowPrivate: config.webhookAllowPrivate,
     resolver,
   });
-  const checkpointer = new WalCheckpointer(database.sqlite);
+  const checkpointer = new WalCheckpointer(database.sqlite, 100, (error) =>
+    overrides.onCheckpointError?.(error),
+  );
   metrics?.watch({
     caches: {
       api_key: () => keys.cacheStats(),

@@ -18,12 +18,18 @@ export async function serve(env: Readonly<Record<string, string | undefined>> = 
   }
   // The dispatcher's failures (a database error during a claim) are logged once the app has a logger.
   let logError: (error: unknown) => void = () => undefined;
-  const deps = createDeps(config, { workerMinThreads: 1, onWebhookError: (error) => logError(error) });
+  let logCheckpointError: (error: Error) => void = () => undefined;
+  const deps = createDeps(config, {
+    workerMinThreads: 1,
+    onWebhookError: (error) => logError(error),
+    onCheckpointError: (error) => logCheckpointError(error),
+  });
   await upgradeDatabase(deps.database);
   // A second for requests already on their way over idle keep-alive connections to be read.
   const app = await buildApp(deps, { drainGraceMs: 1_000 });
   const boot = await bootstrapIfEmpty(deps);
   logError = (error) => app.log.warn({ err: error }, 'webhook dispatch failed; it is tried again');
+  logCheckpointError = (error) => app.log.warn({ err: error }, error.message);
   await app.listen({ host: config.host, port: config.port });
   // Every instance sends the outbox; deps.close() stops it.
   deps.webhookDispatcher.start();

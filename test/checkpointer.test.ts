@@ -51,9 +51,14 @@ describe('WalCheckpointer', () => {
   it('hands checkpoints back to the writer when its thread cannot open the file', async () => {
     const { db, file } = writer();
     fs.rmSync(file);
-    const checkpointer = new WalCheckpointer(db, 10);
+    const told: string[] = [];
+    const checkpointer = new WalCheckpointer(db, 10, (error) => told.push(error.message));
     checkpointer.start();
     await expect.poll(() => checkpointer.stats().failures, { timeout: 5_000 }).toBe(1);
+    // Said once, with SQLite's reason, for the server's log.
+    expect(told).toEqual([
+      expect.stringMatching(/^checkpoint thread stopped \(.*unable to open database file.*\)/),
+    ]);
     expect(threshold(db)).toBe(WRITER_CHECKPOINT_PAGES);
     expect(checkpointer.stats().runs).toBe(0);
     await checkpointer.close();

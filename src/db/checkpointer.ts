@@ -26,9 +26,17 @@ export interface CheckpointStats {
 const THREAD = `
 const { parentPort, workerData } = require('node:worker_threads');
 const SQLite = require(workerData.module);
-const db = new SQLite(workerData.file, { fileMustExist: true });
-db.pragma('busy_timeout = 5000');
-const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
+let db;
+let checkpoint;
+try {
+  db = new SQLite(workerData.file, { fileMustExist: true });
+  db.pragma('busy_timeout = 5000');
+  checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
+} catch (error) {
+  // SQLite's error class does not cross to the main thread: its message goes first.
+  parentPort.postMessage({ stopped: String(error && error.message) });
+  throw error;
+}
 let previous = 0;
 const timer = setInterval(() => {
   try {
@@ -60,9 +68,11 @@ export class WalCheckpointer {
   private failures = 0;
   private stopping = false;
 
+  /** `onFailure` hears why a checkpoint failed or the thread stopped (the server logs it). */
   constructor(
     private readonly writer: SQLite.Database | null,
     private readonly intervalMs = 100,
+    private readonly onFailure: (error: Error) => void = () => undefined,
   ) {}
 
   /** Starts the thread; nothing on PostgreSQL or an in-memory database. Idempotent. */
@@ -78,22 +88,35 @@ export class WalCheckpointer {
       },
     });
     worker.unref();
-    worker.on('message', (message: { copied?: true; failed?: string }) => {
+    let stopped: string | undefined;
+    // Failures in a row are told once, not every 100 ms; a checkpoint that copies ends the streak.
+    let failing = false;
+    worker.on('message', (message: { copied?: true; failed?: string; stopped?: string }) => {
       if (message.copied === true) {
         this.runs += 1;
+        failing = false;
+      } else if (message.stopped !== undefined) {
+        stopped = message.stopped;
       } else {
         this.failures += 1;
+        if (!failing)
+          this.onFailure(new Error(`background checkpoint failed: ${message.failed ?? 'unknown error'}`));
+        failing = true;
       }
     });
     // A thread that fails to start or dies hands the work back to the writer.
-    const ended = () => {
+    const ended = (error?: unknown) => {
       if (this.worker !== worker) return;
       this.worker = null;
-      if (!this.stopping) this.failures += 1;
       this.restoreWriter();
+      if (this.stopping) return;
+      this.failures += 1;
+      const reason =
+        stopped ?? (error instanceof Error && error.message !== '' ? error.message : 'the thread exited');
+      this.onFailure(new Error(`checkpoint thread stopped (${reason}); the writer checkpoints again`));
     };
     worker.on('error', ended);
-    worker.on('exit', ended);
+    worker.on('exit', () => ended());
     this.worker = worker;
     writer.pragma(`wal_autocheckpoint = ${BACKGROUND_WRITER_CHECKPOINT_PAGES}`);
   }
