@@ -26,31 +26,33 @@ export interface CheckpointStats {
 const THREAD = `
 const { parentPort, workerData } = require('node:worker_threads');
 const SQLite = require(workerData.module);
-let db;
-let checkpoint;
+let db = null;
+let timer = null;
 try {
   db = new SQLite(workerData.file, { fileMustExist: true });
   db.pragma('busy_timeout = 5000');
-  checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
+  const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
+  let previous = 0;
+  timer = setInterval(() => {
+    try {
+      // checkpointed: the WAL's frames copied so far; fewer than last time when the WAL started over.
+      const row = checkpoint.get();
+      if (row.checkpointed > 0 && row.checkpointed !== previous) parentPort.postMessage({ copied: true });
+      previous = row.checkpointed;
+    } catch (error) {
+      parentPort.postMessage({ failed: String(error && error.message) });
+    }
+  }, workerData.intervalMs);
 } catch (error) {
-  // SQLite's error class does not cross to the main thread: its message goes first.
+  // Told as a message, the thread staying until it is stopped: SQLite's error class does not cross
+  // to the main thread, and a message sent just before the thread ends may arrive after its end.
+  if (db !== null) db.close();
+  db = null;
   parentPort.postMessage({ stopped: String(error && error.message) });
-  throw error;
 }
-let previous = 0;
-const timer = setInterval(() => {
-  try {
-    // checkpointed: the WAL's frames copied so far; fewer than last time when the WAL started over.
-    const row = checkpoint.get();
-    if (row.checkpointed > 0 && row.checkpointed !== previous) parentPort.postMessage({ copied: true });
-    previous = row.checkpointed;
-  } catch (error) {
-    parentPort.postMessage({ failed: String(error && error.message) });
-  }
-}, workerData.intervalMs);
 parentPort.on('message', () => {
-  clearInterval(timer);
-  db.close();
+  if (timer !== null) clearInterval(timer);
+  if (db !== null) db.close();
   parentPort.close();
 });
 `;
@@ -88,7 +90,6 @@ export class WalCheckpointer {
       },
     });
     worker.unref();
-    let stopped: string | undefined;
     // Failures in a row are told once, not every 100 ms; a checkpoint that copies ends the streak.
     let failing = false;
     worker.on('message', (message: { copied?: true; failed?: string; stopped?: string }) => {
@@ -96,7 +97,8 @@ export class WalCheckpointer {
         this.runs += 1;
         failing = false;
       } else if (message.stopped !== undefined) {
-        stopped = message.stopped;
+        ended(message.stopped);
+        void worker.terminate();
       } else {
         this.failures += 1;
         if (!failing)
@@ -104,19 +106,19 @@ export class WalCheckpointer {
         failing = true;
       }
     });
-    // A thread that fails to start or dies hands the work back to the writer.
-    const ended = (error?: unknown) => {
+    // A thread that cannot open the file, fails or dies hands the work back to the writer.
+    const ended = (reason: string) => {
       if (this.worker !== worker) return;
       this.worker = null;
       this.restoreWriter();
       if (this.stopping) return;
       this.failures += 1;
-      const reason =
-        stopped ?? (error instanceof Error && error.message !== '' ? error.message : 'the thread exited');
       this.onFailure(new Error(`checkpoint thread stopped (${reason}); the writer checkpoints again`));
     };
-    worker.on('error', ended);
-    worker.on('exit', () => ended());
+    worker.on('error', (error) =>
+      ended(error instanceof Error && error.message !== '' ? error.message : 'an error in the thread'),
+    );
+    worker.on('exit', () => ended('the thread exited'));
     this.worker = worker;
     writer.pragma(`wal_autocheckpoint = ${BACKGROUND_WRITER_CHECKPOINT_PAGES}`);
   }
