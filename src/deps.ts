@@ -181,9 +181,9 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     allowPrivate: config.webhookAllowPrivate,
     resolver,
   });
-  const checkpointer = new WalCheckpointer(database.sqlite, 100, (error) =>
-    overrides.onCheckpointError?.(error),
-  );
+  const checkpointer = new WalCheckpointer(database.sqlite, {
+    onFailure: (error) => overrides.onCheckpointError?.(error),
+  });
   metrics?.watch({
     caches: {
       api_key: () => keys.cacheStats(),

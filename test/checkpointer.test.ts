@@ -34,7 +34,7 @@ const threshold = (db: SQLite.Database) => db.pragma('wal_autocheckpoint', { sim
 describe('WalCheckpointer', () => {
   it('checkpoints beside the writer, which keeps a higher threshold as a safety net until it stops', async () => {
     const { db, file } = writer();
-    const checkpointer = new WalCheckpointer(db, 10);
+    const checkpointer = new WalCheckpointer(db, { intervalMs: 10 });
     checkpointer.start();
     expect(threshold(db)).toBe(BACKGROUND_WRITER_CHECKPOINT_PAGES);
     const insert = db.prepare('insert into t (v) values (?)');
@@ -52,7 +52,10 @@ describe('WalCheckpointer', () => {
     const { db, file } = writer();
     fs.rmSync(file);
     const told: string[] = [];
-    const checkpointer = new WalCheckpointer(db, 10, (error) => told.push(error.message));
+    const checkpointer = new WalCheckpointer(db, {
+      intervalMs: 10,
+      onFailure: (error) => told.push(error.message),
+    });
     checkpointer.start();
     await expect.poll(() => checkpointer.stats().failures, { timeout: 5_000 }).toBe(1);
     // Said once, with SQLite's reason, for the server's log.
@@ -67,7 +70,7 @@ describe('WalCheckpointer', () => {
   it('starts nothing for an in-memory database or none (PostgreSQL)', async () => {
     const memory = new SQLite(':memory:');
     opened.push(memory);
-    for (const checkpointer of [new WalCheckpointer(memory, 10), new WalCheckpointer(null, 10)]) {
+    for (const checkpointer of [new WalCheckpointer(memory, { intervalMs: 10 }), new WalCheckpointer(null)]) {
       checkpointer.start();
       expect(checkpointer.stats()).toEqual({ runs: 0, failures: 0 });
       await checkpointer.close();

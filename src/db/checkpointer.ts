@@ -70,12 +70,17 @@ export class WalCheckpointer {
   private failures = 0;
   private stopping = false;
 
+  private readonly intervalMs: number;
+  private readonly onFailure: (error: Error) => void;
+
   /** `onFailure` hears why a checkpoint failed or the thread stopped (the server logs it). */
   constructor(
     private readonly writer: SQLite.Database | null,
-    private readonly intervalMs = 100,
-    private readonly onFailure: (error: Error) => void = () => undefined,
-  ) {}
+    options: { intervalMs?: number; onFailure?: (error: Error) => void } = {},
+  ) {
+    this.intervalMs = options.intervalMs ?? 100;
+    this.onFailure = options.onFailure ?? (() => undefined);
+  }
 
   /** Starts the thread; nothing on PostgreSQL or an in-memory database. Idempotent. */
   start(): void {
@@ -90,6 +95,15 @@ export class WalCheckpointer {
       },
     });
     worker.unref();
+    // A thread that cannot open the file, fails or dies hands the work back to the writer.
+    const ended = (reason: string) => {
+      if (this.worker !== worker) return;
+      this.worker = null;
+      this.restoreWriter();
+      if (this.stopping) return;
+      this.failures += 1;
+      this.onFailure(new Error(`checkpoint thread stopped (${reason}); the writer checkpoints again`));
+    };
     // Failures in a row are told once, not every 100 ms; a checkpoint that copies ends the streak.
     let failing = false;
     worker.on('message', (message: { copied?: true; failed?: string; stopped?: string }) => {
@@ -106,15 +120,6 @@ export class WalCheckpointer {
         failing = true;
       }
     });
-    // A thread that cannot open the file, fails or dies hands the work back to the writer.
-    const ended = (reason: string) => {
-      if (this.worker !== worker) return;
-      this.worker = null;
-      this.restoreWriter();
-      if (this.stopping) return;
-      this.failures += 1;
-      this.onFailure(new Error(`checkpoint thread stopped (${reason}); the writer checkpoints again`));
-    };
     worker.on('error', (error) =>
       ended(error instanceof Error && error.message !== '' ? error.message : 'an error in the thread'),
     );

@@ -121,17 +121,13 @@ async function underWriteLock(
   } finally {
     sqlite.pragma(`busy_timeout = ${wait}`);
   }
-  let outcome: MigrationResultSet;
+  let outcome: MigrationResultSet | undefined;
   try {
     outcome = await run();
-  } catch (error) {
-    if (sqlite.inTransaction) sqlite.exec('ROLLBACK');
-    throw error;
+    return outcome;
+  } finally {
+    // Kysely reports a failed migration in its result rather than throwing it.
+    const succeeded = outcome !== undefined && outcome.error === undefined;
+    if (sqlite.inTransaction) sqlite.exec(succeeded ? 'COMMIT' : 'ROLLBACK');
   }
-  if (outcome.error !== undefined) {
-    if (sqlite.inTransaction) sqlite.exec('ROLLBACK');
-  } else {
-    sqlite.exec('COMMIT');
-  }
-  return outcome;
 }
