@@ -187,6 +187,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
   metrics?.watch({
     caches: {
       api_key: () => keys.cacheStats(),
+      link_title: () => pages.linkTitleStats(),
       page_render: () => pages.renderStats(),
       page_render_stored: () => pages.storedRenderStats(),
       page_response: () => pages.responseCacheStats(),

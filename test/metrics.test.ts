@@ -160,7 +160,7 @@ describe('GET /metrics', () => {
     const api = client(t.app, w.key);
     const created = await api.post(`/documentation/${w.documentation.id}/page`, {
       title: 'Cached',
-      content: '# Cached\n\nRead **often**.',
+      content: '# Cached\n\nRead **often**, and [auto$](/guides/cached).',
     });
     expect(created.statusCode, created.body).toBe(200);
     const id = created.json<{ id: number }>().id;
@@ -168,18 +168,22 @@ describe('GET /metrics', () => {
     await t.deps.linkScans.idle();
     const before = await scrape(t.app);
     for (let n = 0; n < 3; n++) expect((await api.get(`/page/${id}?format=html`)).statusCode).toBe(200);
+    expect((await api.get(`/page/${id}?format=markdown`)).statusCode).toBe(200);
     for (let n = 0; n < 2; n++) expect((await api.get('/search?query=often')).statusCode).toBe(200);
     const after = await scrape(t.app);
     const delta = (name: string, cache: string) =>
       (value(after, name, { cache }) ?? NaN) - (value(before, name, { cache }) ?? NaN);
 
     // Every request resolves its key; the cache has held it since the page was created.
-    expect(delta('quire_cache_hits_total', 'api_key')).toBe(5);
+    expect(delta('quire_cache_hits_total', 'api_key')).toBe(6);
     expect(delta('quire_cache_misses_total', 'api_key')).toBe(0);
     // On both databases the first read makes the answer (through the render cache), under the
-    // project's change stamp; the next two are served as they are.
-    expect(delta('quire_cache_misses_total', 'page_response')).toBe(1);
+    // project's change stamp; the next two are served as they are; markdown is another answer.
+    expect(delta('quire_cache_misses_total', 'page_response')).toBe(2);
     expect(delta('quire_cache_hits_total', 'page_response')).toBe(2);
+    // The title its link names is read for the first answer, and kept for the markdown one.
+    expect(delta('quire_cache_misses_total', 'link_title')).toBe(1);
+    expect(delta('quire_cache_hits_total', 'link_title')).toBe(1);
     const renders =
       delta('quire_cache_misses_total', 'page_render') + delta('quire_cache_hits_total', 'page_render');
     expect(renders).toBeGreaterThan(0);

@@ -84,6 +84,47 @@ describe('rendered contents cache', () => {
     expect(renders()).toBe(count);
   });
 
+  it('reads a link target’s title once per change of the project, whichever page or format needs it', async () => {
+    const w = await world();
+    const other = await w.create(
+      w.documentation.id,
+      'Other',
+      'See [auto$](/reference/authentication) and [auto$](/reference/later).',
+    );
+    const read = async (id: number, format: 'html' | 'markdown') => {
+      const res = await w.api.get(`/page/${id}?format=${format}`);
+      expect(res.statusCode).toBe(200);
+      return res.json<{ contentDraft: string }>().contentDraft;
+    };
+    const misses = () => t.deps.pages.linkTitleStats().misses;
+    const hits = () => t.deps.pages.linkTitleStats().hits;
+
+    expect(await read(w.page.id, 'html')).toContain('>Authentication</a>');
+    const missed = misses();
+    const hit = hits();
+    // Another format of the page, and another page naming the same target: no lookup of its title.
+    expect(await read(w.page.id, 'markdown')).toContain('[Authentication]');
+    const otherHtml = await read(other.id, 'html');
+    expect(otherHtml).toContain('>Authentication</a>');
+    expect(otherHtml).toContain('>later</a>');
+    expect(misses()).toBe(missed + 1);
+    expect(hits()).toBe(hit + 2);
+    // A target that named no page is remembered as such, until the project changes.
+    expect(await read(other.id, 'markdown')).toContain('[later]');
+    expect(misses()).toBe(missed + 1);
+
+    const later = await w.create(w.reference.id, 'Later', 'Written since.');
+    expect(later.slug).toBe('later');
+    const renamed = await read(other.id, 'html');
+    expect(renamed).toContain('>Later</a>');
+    expect(renamed).toContain('>Authentication</a>');
+    expect(misses()).toBe(missed + 3);
+
+    expect((await w.api.delete(`/page/${w.target.id}`)).statusCode).toBe(200);
+    expect(await read(w.page.id, 'html')).toContain('>authentication</a>');
+    expect(await read(other.id, 'markdown')).toContain('[Later]');
+  });
+
   it('never renders for darkdown reads', async () => {
     const w = await world();
     const before = renders();

@@ -104,7 +104,7 @@ export class PageReader {
     stamp: string | null,
     trx: Executor | undefined,
   ): Promise<TaggedAnswer> {
-    const body = await this.serialise(view, format, trx);
+    const body = await this.serialise(view, format, trx, stamp);
     const state = pageStateTag(view);
     const etag = format === 'darkdown' ? state : refinedTag(state, body);
     if (stamp !== null) {
@@ -143,12 +143,14 @@ export class PageReader {
     return this.serialise(at, format, ctx.transaction);
   }
 
+  /** `stamp`: the project's, read before the page was; null in a transaction or when none is kept. */
   private async serialise(
     view: PageView<Source>,
     format: PageFormat,
     trx: Executor | undefined,
+    stamp: string | null = null,
   ): Promise<string | Buffer> {
-    return serialisePage(view, await this.renderer.contents(view, format, trx));
+    return serialisePage(view, await this.renderer.contents(view, format, { trx, stamp }));
   }
 
   private async version(db: Executor, ctx: UseCaseContext, query: PageBySlugInput): Promise<VersionRow> {

@@ -8,9 +8,13 @@ import type { PageQueries, PageView, Source } from './pages.repository.ts';
 import type { PageFormat } from './pages.schemas.ts';
 import { LruCache } from '../../shared/lru-cache.ts';
 import type { RenderedStore } from './rendered-store.ts';
+import { LinkTitles } from './link-titles.ts';
 
 export interface RenderCacheOptions {
-  /** what rendered contents may weigh, keys included (default 128 MiB; CACHE_MEMORY_MB sets it) */
+  /**
+   * what rendered contents and the titles their links name may weigh, keys included (default
+   * 128 MiB; CACHE_MEMORY_MB sets it): an eighth for the titles, the rest for the contents
+   */
   maxBytes?: number;
   /** outputs kept in the database, found where memory has none and stored when made */
   store?: RenderedStore;
@@ -39,6 +43,16 @@ const isLarge = (source: Source | null): source is Source =>
 const smallAsText = (source: Source | null): Source | null =>
   source === null || isLarge(source) ? source : utf8Text(source);
 
+/** How contents are read: in a transaction, ahead of any read, or under a project's change stamp. */
+export interface ContentsOptions {
+  /** the transaction the read runs in, if any */
+  trx?: Executor;
+  /** rendering ahead of reads: each render in a worker thread */
+  ahead?: boolean;
+  /** the project's change stamp, read before the page was: link titles read under it are kept */
+  stamp?: string | null;
+}
+
 export interface RenderedContents {
   draft: Rendered | null;
   published: Rendered | null;
@@ -53,23 +67,29 @@ interface SourceFacts {
 /**
  * Page contents in the format asked for. Rendering is cached by what the output depends on, and on
  * nothing else: the format, the source (by hash), the titles of exactly the pages its [auto$] links
- * name, and the project's variables. Those titles are read on every read (one indexed query, only for
- * contents that have such links), so a renamed target shows its new title on the next read, whichever
- * instance renamed it, while an unchanged page is never rendered twice.
+ * name, and the project's variables. Those titles are looked up on every read that needs a render's
+ * key (src/modules/pages/link-titles.ts: kept under the project's change stamp, one indexed query for
+ * those not kept), so a renamed target shows its new title on the next read, whichever instance
+ * renamed it, while an unchanged page is never rendered twice.
  */
 export class PageRenderer {
   private readonly cache: LruCache<Rendered>;
   private readonly variables = new LruCache<Readonly<Record<string, unknown>>>(256, 4_000_000, () => 1);
   private renders = 0;
   private readonly store: RenderedStore | null;
+  private readonly titles: LinkTitles;
 
   constructor(
-    private readonly queries: PageQueries,
+    queries: PageQueries,
     private readonly workers: WorkerPool,
     options: RenderCacheOptions = {},
   ) {
     this.store = options.store ?? null;
-    const maxBytes = options.maxBytes ?? 128 * 1024 * 1024;
+    const budget = options.maxBytes ?? 128 * 1024 * 1024;
+    // An eighth: about 50,000 titles in the default budget; the contents keep the rest.
+    const titleBytes = Math.floor(budget / 8);
+    this.titles = new LinkTitles(queries, titleBytes);
+    const maxBytes = budget - titleBytes;
     // Weighed in bytes only: a budget, not a count, bounds what many small pages may hold.
     this.cache = new LruCache(
       Math.max(1, Math.floor(maxBytes / ENTRY_OVERHEAD)),
@@ -87,8 +107,13 @@ export class PageRenderer {
     };
   }
 
+  /** Lookups of [auto$] link targets' titles: a hit needed no query. */
+  linkTitleStats(): { hits: number; misses: number } {
+    return this.titles.stats();
+  }
+
   /**
-   * The page's contents in `format`; `trx`: the transaction the read runs in, if any. Sources of
+   * The page's contents in `format`. Sources of
    * WORKER_RENDER_CHARS or more are inspected (digest, link targets), rendered and serialised in a
    * worker thread, and come back as JSON bytes: none of that work, nor a copy of a large output as a
    * string, lands on the event loop.
@@ -96,8 +121,7 @@ export class PageRenderer {
   async contents(
     view: PageView<Source>,
     format: PageFormat,
-    trx?: Executor,
-    ahead = false,
+    { trx, ahead = false, stamp = null }: ContentsOptions = {},
   ): Promise<RenderedContents> {
     const draft = smallAsText(view.content_draft);
     const published = smallAsText(view.content_published);
@@ -112,10 +136,11 @@ export class PageRenderer {
     if (draft === null && published === null) return { draft, published };
 
     const [draftFacts, publishedFacts] = await Promise.all([this.inspect(draft), this.inspect(published)]);
-    const pageTitles = await this.linkTitles(trx, view.version_id, [
-      ...(draftFacts?.linkTargets ?? []),
-      ...(publishedFacts?.linkTargets ?? []),
-    ]);
+    const targets = [...(draftFacts?.linkTargets ?? []), ...(publishedFacts?.linkTargets ?? [])];
+    const pageTitles =
+      targets.length === 0
+        ? new Map<string, string>()
+        : await this.titles.of(trx, view.version_id, targets, stamp);
     const ctx: RenderContext = { pageTitles, variables: this.variablesOf(view.variables) };
     const [draftOut, publishedOut] = await Promise.all([
       draft === null || draftFacts === null
@@ -133,7 +158,7 @@ export class PageRenderer {
    * and the store have none: the event loop only looks them up and keeps them.
    */
   async prepare(view: PageView<Source>, format: Exclude<PageFormat, 'darkdown'>): Promise<void> {
-    await this.contents(view, format, undefined, true);
+    await this.contents(view, format, { ahead: true });
   }
 
   /** Darkdown is the stored text; a large one is serialised in a thread all the same. */
@@ -211,19 +236,6 @@ export class PageRenderer {
       if (!(error instanceof TaskFailedError)) throw error;
       throw new ServiceUnavailableError(`The page could not be rendered: it ${error.message}.`, 5);
     }
-  }
-
-  private async linkTitles(
-    trx: Executor | undefined,
-    versionId: number,
-    targets: readonly string[],
-  ): Promise<Map<string, string>> {
-    const titles = new Map<string, string>();
-    if (targets.length === 0) return titles;
-    for (const row of await this.queries.linkTitles(trx, versionId, [...new Set(targets)])) {
-      titles.set(`${row.documentation_slug}/${row.slug}`, row.title);
-    }
-    return titles;
   }
 
   /** Variables are JSON text kept by the project; anything but an object means no variables. */

@@ -146,11 +146,16 @@ export class PagesService {
     return this.renderer.stats();
   }
 
+  /** Lookups of the titles [auto$] links name: a hit needed no query. */
+  linkTitleStats(): { hits: number; misses: number } {
+    return this.renderer.linkTitleStats();
+  }
+
   storedRenderStats(): StoredRenderStats {
     return this.rendered.stats();
   }
 
-  /** Lookups of the serialised answers of `GET /page/{id}` (none on PostgreSQL: nothing is kept). */
+  /** Lookups of the serialised answers of `GET /page/{id}` and by slugs. */
   responseCacheStats(): { hits: number; misses: number } {
     return this.responses.stats();
   }
