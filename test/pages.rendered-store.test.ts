@@ -98,12 +98,39 @@ describe('rendered contents stored in the database', () => {
     const w = await world(a);
     await html(a, w.key, w.page.id);
     await a.deps.pages.rendered.idle();
+    // Outputs are stored as the JSON string an answer sends.
+    const rows = await a.deps.database.db.selectFrom('rendered_contents').select(['body', 'json']).execute();
+    expect(rows.length).toBeGreaterThan(0);
+    for (const row of rows) {
+      expect(row.json).toBe(1);
+      expect(JSON.parse(row.body)).toContain('<p>');
+    }
     await a.deps.database.db
       .updateTable('rendered_contents')
-      .set({ body: '<p>from the table</p>\n' })
+      .set({ body: JSON.stringify('<p>from the "table"</p>\n'), json: 1 })
       .execute();
     const b = await instance({}, a);
-    expect(await html(b, w.key, w.page.id)).toBe('<p>from the table</p>\n');
+    expect(await html(b, w.key, w.page.id)).toBe('<p>from the "table"</p>\n');
+  });
+
+  it('serves outputs an earlier Quire stored as plain text, and stores them again as JSON', async () => {
+    const a = await instance();
+    const w = await world(a);
+    await html(a, w.key, w.page.id);
+    await a.deps.pages.rendered.idle();
+    await a.deps.database.db
+      .updateTable('rendered_contents')
+      .set({ body: '<p>plain "text"\\</p>\n', json: 0 })
+      .execute();
+    const b = await instance({}, a);
+    expect(await html(b, w.key, w.page.id)).toBe('<p>plain "text"\\</p>\n');
+    await b.deps.pages.rendered.idle();
+    const rows = await a.deps.database.db.selectFrom('rendered_contents').select(['body', 'json']).execute();
+    expect(rows.length).toBeGreaterThan(0);
+    for (const row of rows) expect(row).toEqual({ body: JSON.stringify('<p>plain "text"\\</p>\n'), json: 1 });
+    const c = await instance({}, a);
+    expect(await html(c, w.key, w.page.id)).toBe('<p>plain "text"\\</p>\n');
+    expect(renders(c)).toBe(0);
   });
 
   it('renders afresh when a linked title, the content or the variables changed, whichever instance changed them', async () => {

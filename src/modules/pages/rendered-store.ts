@@ -76,10 +76,12 @@ export class RenderedStore {
       return undefined;
     }
     this.counts.hits += 1;
-    if (row.created < toStoredDate(this.clock.now() - (KEEP_RENDERED_DAYS / 2) * DAY_MS)) {
-      this.queue(key, { body: row.body, json: row.json });
+    const output = new JsonBytes(Buffer.from(row.json === 1 ? row.body : JSON.stringify(row.body)));
+    // Halfway to the purge, or stored as plain text by an earlier Quire: stored again, as JSON.
+    if (row.json !== 1 || row.created < toStoredDate(this.clock.now() - (KEEP_RENDERED_DAYS / 2) * DAY_MS)) {
+      this.keep(key, output);
     }
-    return row.json === 1 ? new JsonBytes(Buffer.from(row.body, 'utf8')) : row.body;
+    return output;
   }
 
   /** Stores an output made by a render, shortly. */
@@ -159,8 +161,8 @@ export class RenderedStore {
 
   /**
    * Inserts in statements of ROWS_PER_INSERT, a turn of the event loop apart (the SQLite driver does
-   * not yield). A key stored already takes the new date: its output is the same, as the key names
-   * everything the output depends on.
+   * not yield). A key stored already takes the new row: its output is the same, as the key names
+   * everything the output depends on, now with a new date and as JSON where it was plain text.
    */
   private async save(entries: ReadonlyArray<[string, { body: string; json: number }]>): Promise<void> {
     const created = toStoredDate(this.clock.now());
@@ -172,7 +174,13 @@ export class RenderedStore {
         await this.database.db
           .insertInto('rendered_contents')
           .values(rows)
-          .onConflict((oc) => oc.column('key').doUpdateSet({ created: (eb) => eb.ref('excluded.created') }))
+          .onConflict((oc) =>
+            oc.column('key').doUpdateSet({
+              body: (eb) => eb.ref('excluded.body'),
+              json: (eb) => eb.ref('excluded.json'),
+              created: (eb) => eb.ref('excluded.created'),
+            }),
+          )
           .execute();
         this.counts.stored += rows.length;
       } catch {
