@@ -54,6 +54,8 @@ export interface Config {
   readonly cacheMemoryMb: number;
   /** RENDER_AHEAD: pages' HTML is rendered and stored in the background after their contents change */
   readonly renderAhead: boolean;
+  /** SQLITE_MMAP_MB: how much of a SQLite file each connection reads through memory mapping (MiB; 0: none) */
+  readonly sqliteMmapMb: number;
 }
 
 export class ConfigError extends Error {
@@ -218,6 +220,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
 
   const metrics = flag('METRICS', true);
   const renderAhead = flag('RENDER_AHEAD', true);
+  // SQLite's own ceiling is just under 2 GiB (SQLITE_MAX_MMAP_SIZE in the driver's build).
+  const sqliteMmapMb = count('SQLITE_MMAP_MB', 0, 2047) ?? 1024;
 
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze({
@@ -246,5 +250,6 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     metrics,
     cacheMemoryMb,
     renderAhead,
+    sqliteMmapMb,
   });
 }

@@ -118,6 +118,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
       ...(overrides.schema !== undefined ? { schema: overrides.schema } : {}),
       statementTimeoutMs: config.databaseStatementTimeoutMs,
       connectTimeoutMs: config.databaseConnectTimeoutMs,
+      sqliteMmapBytes: config.sqliteMmapMb * 1024 * 1024,
       ...(metrics ? { onQuery: metrics.onQuery } : {}),
     });
   const counters =

@@ -29,6 +29,7 @@ describe('configuration', () => {
       metrics: true,
       cacheMemoryMb: 256,
       renderAhead: true,
+      sqliteMmapMb: 1024,
     });
   });
 
@@ -57,9 +58,11 @@ describe('configuration', () => {
       WEBHOOK_CONCURRENCY: '4',
       METRICS: 'false',
       CACHE_MEMORY_MB: '1024',
+      SQLITE_MMAP_MB: '0',
     });
     expect(config).toMatchObject({
       cacheMemoryMb: 1024,
+      sqliteMmapMb: 0,
       redisKeyPrefix: 'docs-eu:rl:',
       webhookAllowPrivate: true,
       webhookTimeoutMs: 3000,
@@ -112,13 +115,14 @@ describe('configuration', () => {
         WEBHOOK_CONCURRENCY: '0',
         METRICS: 'off',
         CACHE_MEMORY_MB: 'lots',
+        SQLITE_MMAP_MB: '4096',
       });
     } catch (e) {
       error = e;
     }
     expect(error).toBeInstanceOf(ConfigError);
     const problems = (error as ConfigError).problems;
-    expect(problems).toHaveLength(21);
+    expect(problems).toHaveLength(22);
     for (const name of [
       'PORT',
       'DATABASE_URL',
@@ -140,6 +144,7 @@ describe('configuration', () => {
       'SHUTDOWN_TIMEOUT',
       'METRICS',
       'CACHE_MEMORY_MB',
+      'SQLITE_MMAP_MB',
     ]) {
       expect(problems.some((p) => p.startsWith(name))).toBe(true);
     }

@@ -57,6 +57,35 @@ describe(`storage (${dialectName})`, () => {
     ).rejects.toThrow(/FOREIGN KEY/);
   });
 
+  it('reads SQLite files through a memory map of SQLITE_MMAP_MB on both connections, none at 0', async () => {
+    if (t.deps.database.sqlite !== null) {
+      // The app's connections, at the default of 1 GiB.
+      expect(t.deps.database.sqlite.pragma('mmap_size', { simple: true })).toBe(1024 * 1024 * 1024);
+      expect(t.deps.database.readerSqlite!.pragma('mmap_size', { simple: true })).toBe(1024 * 1024 * 1024);
+    }
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-mmap-'));
+    try {
+      for (const bytes of [0, 64 * 1024 * 1024]) {
+        const handle = openDatabase(`sqlite:${path.join(dir, `m${bytes}.db`)}`, { sqliteMmapBytes: bytes });
+        try {
+          expect(handle.sqlite!.pragma('mmap_size', { simple: true })).toBe(bytes);
+          expect(handle.readerSqlite!.pragma('mmap_size', { simple: true })).toBe(bytes);
+          // Rows larger than a database page, written by the writer, read back whole by the reader.
+          handle.sqlite!.exec('create table big (id integer primary key, body text not null)');
+          const bodies = Array.from({ length: 40 }, (_, i) => `${i}-${'n'.repeat(9000 + i)}`);
+          const insert = handle.sqlite!.prepare('insert into big (body) values (?)');
+          for (const body of bodies) insert.run(body);
+          const read = handle.readerSqlite!.prepare('select body from big order by id').pluck().all();
+          expect(read).toEqual(bodies);
+        } finally {
+          await handle.close();
+        }
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('migrates a SQLite file in one transaction: a failure half-way leaves it as it was', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-migrate-'));
     const handle = openDatabase(`sqlite:${path.join(dir, 'q.db')}`);
