@@ -13,6 +13,7 @@ interface KnownTitle {
  * 40-character keys and 25-character titles, all of it counted against the budget.
  */
 const ENTRY_OVERHEAD = 256;
+
 /**
  * The titles of the pages [auto$] links name (`section/page`, within the linking page's version).
  * Read with a request's change stamp (src/db/change-stamps.ts), a title is remembered under it, a
