@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -55,6 +56,43 @@ describe(`storage (${dialectName})`, () => {
         })
         .execute(),
     ).rejects.toThrow(/FOREIGN KEY/);
+  });
+
+  it('turns a SQLite file to WAL once another process lets go of it, rather than failing at once', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-wal-'));
+    const file = path.join(dir, 'q.db');
+    const seed = new SQLite(file);
+    seed.exec('create table t (x integer)');
+    seed.close();
+    // Another process holds the file, still in rollback mode, exclusively for 400 ms: as one that is
+    // turning it to WAL itself does. SQLite runs no busy handler for the conversion.
+    const holder = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const db = new (require('better-sqlite3'))(process.argv[1]);
+         db.exec('begin immediate');
+         process.stdout.write('held\\n');
+         Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 400);
+         db.exec('commit');
+         db.close();`,
+        file,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    try {
+      await new Promise<void>((resolve) => holder.stdout.once('data', () => resolve()));
+      const handle = openDatabase(`sqlite:${file}`);
+      try {
+        expect(handle.sqlite!.pragma('journal_mode', { simple: true })).toBe('wal');
+        expect(handle.readerSqlite!.pragma('journal_mode', { simple: true })).toBe('wal');
+      } finally {
+        await handle.close();
+      }
+    } finally {
+      if (holder.exitCode === null) await new Promise((resolve) => holder.once('exit', resolve));
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('reads SQLite files through a memory map of SQLITE_MMAP_MB on both connections, none at 0', async () => {

@@ -123,13 +123,37 @@ export function openDatabase(url: string, options: OpenOptions = {}): DatabaseHa
 const observed = (dialect: Dialect, onQuery: QueryObserver | undefined): Dialect =>
   onQuery ? timedDialect(dialect, onQuery) : dialect;
 
+/**
+ * Puts the file in WAL mode (a property of the file: after its first open there is nothing to do).
+ * The conversion takes the file exclusively from the shared lock the connection reads with, and where
+ * another process holds or awaits the write lock, SQLite refuses at once rather than run the busy
+ * handler, which could deadlock: two servers opening one new file together failed to start with
+ * "database is locked". The mode is read first, and the conversion tried again for up to `waitMs`.
+ */
+function useWal(sqlite: SQLite.Database, file: string, waitMs: number): void {
+  const deadline = Date.now() + waitMs;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (let ms = 1; ; ms = Math.min(ms * 2, 50)) {
+    try {
+      if (sqlite.pragma('journal_mode', { simple: true }) === 'wal') return;
+      if (sqlite.pragma('journal_mode = WAL', { simple: true }) === 'wal') return;
+    } catch (error) {
+      const busy = error instanceof SQLite.SqliteError && error.code.startsWith('SQLITE_BUSY');
+      if (!busy || Date.now() >= deadline) throw error;
+    }
+    if (Date.now() >= deadline) throw new Error(`SQLite could not put ${file} in WAL mode`);
+    // Synchronous, as opening is: a start-up moment, not a request.
+    Atomics.wait(pause, 0, 0, ms);
+  }
+}
+
 function openSqlite(file: string, onQuery: QueryObserver | undefined, mmapBytes: number): DatabaseHandle {
   const inMemory = file === ':memory:';
   if (!inMemory) fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const sqlite = new SQLite(file);
   // First: another process opening the same new file may hold a lock while it turns WAL on.
   sqlite.pragma('busy_timeout = 5000');
-  sqlite.pragma('journal_mode = WAL');
+  if (!inMemory) useWal(sqlite, file, 5000);
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('synchronous = NORMAL');
   if (mmapBytes > 0 && !inMemory) sqlite.pragma(`mmap_size = ${Math.floor(mmapBytes)}`);
