@@ -102,7 +102,7 @@ const isEntry = import.meta.url === `file://${process.argv[1] ?? ''}`;
 if (isEntry) {
   serve().catch((error: unknown) => {
     process.stderr.write(
-      `Quire failed to start: ${error instanceof Error ? error.message : String(error)}\n`,
+      `Quire failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
     );
     process.exit(1);
   });
