@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
-import { engineFingerprint } from '../src/modules/pages/pages.renderer.ts';
+import { engineFingerprint } from '../src/modules/pages/engine-fingerprint.ts';
 import { createDocumentation, createWorld } from './helpers/factories.ts';
 import { buildTestApp, client, type TestApp } from './helpers/test-app.ts';
 

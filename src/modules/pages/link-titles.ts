@@ -55,20 +55,14 @@ export class LinkTitles {
     stamp: string | null,
   ): Promise<Map<string, string>> {
     const titles = new Map<string, string>();
-    if (stamp === null) {
-      for (const row of await this.queries.linkTitles(trx, versionId, [...new Set(targets)])) {
-        titles.set(`${row.documentation_slug}/${row.slug}`, row.title);
-      }
-      return titles;
-    }
     const missing: string[] = [];
     for (const target of new Set(targets)) {
-      const known = this.known.get(`${versionId}/${target}`);
+      const known = stamp === null ? undefined : this.known.get(`${versionId}/${target}`);
       if (known !== undefined && known.stamp === stamp) {
         this.counts.hits += 1;
         if (known.title !== null) titles.set(target, known.title);
       } else {
-        this.counts.misses += 1;
+        if (stamp !== null) this.counts.misses += 1;
         missing.push(target);
       }
     }
@@ -80,7 +74,7 @@ export class LinkTitles {
     for (const target of missing) {
       const title = found.get(target);
       if (title !== undefined) titles.set(target, title);
-      this.known.set(`${versionId}/${target}`, { stamp, title: title ?? null });
+      if (stamp !== null) this.known.set(`${versionId}/${target}`, { stamp, title: title ?? null });
     }
     return titles;
   }

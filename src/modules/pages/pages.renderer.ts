@@ -8,6 +8,7 @@ import type { PageQueries, PageView, Source } from './pages.repository.ts';
 import type { PageFormat } from './pages.schemas.ts';
 import { LruCache } from '../../shared/lru-cache.ts';
 import type { RenderedStore } from './rendered-store.ts';
+import { engineFingerprint } from './engine-fingerprint.ts';
 import { LinkTitles } from './link-titles.ts';
 
 export interface RenderCacheOptions {
@@ -80,7 +81,7 @@ interface SourceFacts {
  * renamed it, while an unchanged page is never rendered twice.
  */
 export class PageRenderer {
-  private readonly cache: LruCache<Rendered>;
+  private readonly cache: LruCache<JsonBytes>;
   private readonly variables = new LruCache<Readonly<Record<string, unknown>>>(256, 4_000_000, () => 1);
   private renders = 0;
   private readonly store: RenderedStore | null;
@@ -120,10 +121,9 @@ export class PageRenderer {
   }
 
   /**
-   * The page's contents in `format`. Sources of
-   * WORKER_RENDER_CHARS or more are inspected (digest, link targets), rendered and serialised in a
-   * worker thread, and come back as JSON bytes: none of that work, nor a copy of a large output as a
-   * string, lands on the event loop.
+   * The page's contents in `format`. Sources of WORKER_RENDER_CHARS or more are inspected (digest,
+   * link targets), rendered and serialised in a worker thread, and come back as JSON bytes: none of
+   * that work, nor a copy of a large output as a string, lands on the event loop.
    */
   async contents(
     view: PageView<Source>,
@@ -196,7 +196,7 @@ export class PageRenderer {
     ctx: RenderContext,
     variablesText: string,
     inThread: boolean,
-  ): Promise<Rendered> {
+  ): Promise<JsonBytes> {
     let context = '';
     if (facts.linkTargets.length > 0 || variablesText !== '{}') {
       const titles = [...facts.linkTargets]
@@ -220,7 +220,7 @@ export class PageRenderer {
       this.cache.set(key, stored);
       return stored;
     }
-    let output: Rendered;
+    let output: JsonBytes;
     if (inThread || isLarge(source)) {
       output = await this.inWorker(async () => {
         const json = await this.workers.run({ kind: 'render', source, format, ctx });
@@ -253,53 +253,4 @@ export class PageRenderer {
     this.variables.set(text, value);
     return value;
   }
-}
-
-/**
- * Darkdown exercising what every format renders: block plugins, inline tokens, links, raw HTML the
- * sanitiser must change, variables. Its outputs are part of every stored output's key.
- */
-const PROBE = [
-  '# Probe <b onclick="x()">title</b>',
-  '',
-  'Text with *emphasis*, `code`, a [link](https://example.com/a?b=1 "t"), [auto$](/s/p#h), %v.x%, <script>x()</script><span style="color:red">kept</span>.',
-  '',
-  '$plugin[{"type": "callout", "data": {"type": "warning", "title": "T", "text": "**b** <img src=x onerror=y()>"}}]$',
-  '',
-  '$plugin[{"type": "code-block", "data": {"languageBlocks": [{"language": "js", "title": "A", "code": "a<b"}, {"language": "none", "code": "c"}]}}]$',
-  '',
-  '$plugin[{"type": "image", "data": {"url": "javascript:x()", "mode": "600", "width": 1, "height": 1, "caption": "c *d*"}}]$',
-  '',
-  '$plugin[{"type": "table", "data": {"cols": 2, "rows": 2, "widths": [0, 0], "contents": [["a", "b|c"], ["d", "**e**"]]}}]$',
-  '',
-  '$plugin[{"type": "tabs", "data": {"tabs": [{"title": "t", "content": "- x\n- [ ] y"}]}}]$',
-  '',
-  '$plugin[{"type": "cards", "data": {"view": "grid", "cards": [{"title": "c", "text": "t", "link": "/s/p"}]}}]$',
-  '',
-  '$plugin[{"type": "video", "data": {"provider": "youtube", "videoId": "abc"}}]$',
-  '',
-  '$plugin[{"type": "custom-html", "data": {"contents": "<div onclick=\\"x\\"><iframe src=\\"//e\\"></iframe>k</div>"}}]$',
-  '',
-  '$inline[badge,Beta,warning] $inline[icon,fas fa-truck] $inline[key,Ctrl+C] $inline[glossary,SLA] [^1]',
-  '',
-  '| h | i |',
-  '|---|---|',
-  '| 1 | 2 |',
-  '',
-  '[^1]: note',
-].join('\n');
-
-let fingerprint: string | null = null;
-
-/**
- * What the engine makes of the probe in every format, by digest: stored outputs are kept under it,
- * so a Quire whose renderer writes anything differently (a fix of the sanitiser, a new plugin
- * markup) finds none of the outputs an earlier one stored, and renders afresh.
- */
-export function engineFingerprint(): string {
-  if (fingerprint !== null) return fingerprint;
-  const ctx: RenderContext = { pageTitles: new Map([['s/p', 'P <t>']]), variables: { v: { x: 'w' } } };
-  const outputs = (['html', 'markdown', 'text'] as const).map((format) => renderContent(PROBE, format, ctx));
-  fingerprint = sourceDigest(JSON.stringify(outputs)).slice(0, 12);
-  return fingerprint;
 }

@@ -3,7 +3,7 @@ import type { Clock } from '../../clock.ts';
 import type { DatabaseHandle } from '../../db/dialect.ts';
 import { PreparedRead } from '../../db/prepared.ts';
 import { toStoredDate } from '../../shared/dates.ts';
-import { JsonBytes, type Rendered } from '../../shared/serialised.ts';
+import { JsonBytes } from '../../shared/serialised.ts';
 
 /** Stored outputs are kept this long after they were last stored or found; then the purge removes them. */
 export const KEEP_RENDERED_DAYS = 7;
@@ -43,7 +43,8 @@ export interface StoredRenderStats {
  */
 export class RenderedStore {
   private readonly read: PreparedRead<[key: string], StoredRow>;
-  private pending = new Map<string, { body: string; json: number }>();
+  /** outputs waiting to be stored, as JSON text, by key */
+  private pending = new Map<string, string>();
   private timer: ReturnType<typeof setTimeout> | null = null;
   private running: Promise<void> | null = null;
   private closed = false;
@@ -62,8 +63,11 @@ export class RenderedStore {
     return { ...this.counts };
   }
 
-  /** The output stored under `key`, or undefined. One found halfway to the purge is stored again. */
-  async find(key: string): Promise<Rendered | undefined> {
+  /**
+   * The output stored under `key`, as the JSON an answer sends, or undefined. One found halfway to
+   * the purge, or stored as plain text by an earlier Quire, is stored again (as JSON).
+   */
+  async find(key: string): Promise<JsonBytes | undefined> {
     let row: StoredRow | undefined;
     try {
       row = await this.read.first(undefined, key);
@@ -76,28 +80,19 @@ export class RenderedStore {
       return undefined;
     }
     this.counts.hits += 1;
-    const output = new JsonBytes(Buffer.from(row.json === 1 ? row.body : JSON.stringify(row.body)));
-    // Halfway to the purge, or stored as plain text by an earlier Quire: stored again, as JSON.
+    const json = row.json === 1 ? row.body : JSON.stringify(row.body);
     if (row.json !== 1 || row.created < toStoredDate(this.clock.now() - (KEEP_RENDERED_DAYS / 2) * DAY_MS)) {
-      this.keep(key, output);
+      this.queue(key, json);
     }
-    return output;
+    return new JsonBytes(Buffer.from(json));
   }
 
   /** Stores an output made by a render, shortly. */
-  keep(key: string, output: Rendered): void {
-    const entry =
-      output instanceof JsonBytes
-        ? {
-            body: Buffer.from(
-              output.bytes.buffer,
-              output.bytes.byteOffset,
-              output.bytes.byteLength,
-            ).toString(),
-            json: 1,
-          }
-        : { body: output, json: 0 };
-    this.queue(key, entry);
+  keep(key: string, output: JsonBytes): void {
+    this.queue(
+      key,
+      Buffer.from(output.bytes.buffer, output.bytes.byteOffset, output.bytes.byteLength).toString(),
+    );
   }
 
   /** Resolves once what waits to be stored has been (or failed to be). */
@@ -135,9 +130,9 @@ export class RenderedStore {
     }
   }
 
-  private queue(key: string, entry: { body: string; json: number }): void {
+  private queue(key: string, json: string): void {
     if (this.closed || this.pending.size >= MAX_PENDING) return;
-    this.pending.set(key, entry);
+    this.pending.set(key, json);
     if (this.timer === null && this.running === null) {
       this.timer = setTimeout(() => this.start(), SAVE_DELAY_MS);
       this.timer.unref();
@@ -164,12 +159,12 @@ export class RenderedStore {
    * not yield). A key stored already takes the new row: its output is the same, as the key names
    * everything the output depends on, now with a new date and as JSON where it was plain text.
    */
-  private async save(entries: ReadonlyArray<[string, { body: string; json: number }]>): Promise<void> {
+  private async save(entries: ReadonlyArray<[string, string]>): Promise<void> {
     const created = toStoredDate(this.clock.now());
     for (let start = 0; start < entries.length; start += ROWS_PER_INSERT) {
       const rows = entries
         .slice(start, start + ROWS_PER_INSERT)
-        .map(([key, { body, json }]) => ({ key, body, json, created }));
+        .map(([key, body]) => ({ key, body, json: 1, created }));
       try {
         await this.database.db
           .insertInto('rendered_contents')
