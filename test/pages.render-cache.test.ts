@@ -1,7 +1,7 @@
 import type { Transaction } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import type { Database } from '../src/db/schema.ts';
-import { PageQueries } from '../src/modules/pages/pages.repository.ts';
+import { PageQueries } from '../src/modules/pages/pages.reads.repository.ts';
 import { LruCache } from '../src/shared/lru-cache.ts';
 import { createDocumentation, createWorld } from './helpers/factories.ts';
 import { loadConfig } from '../src/config.ts';

@@ -1,6 +1,6 @@
 import type { Executor } from '../../db/executor.ts';
 import { LruCache } from '../../shared/lru-cache.ts';
-import type { PageQueries } from './pages.repository.ts';
+import type { PageQueries } from './pages.reads.repository.ts';
 
 /** A target's title as read under a project's change stamp; null: no live page of that name then. */
 interface KnownTitle {

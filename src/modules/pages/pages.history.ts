@@ -4,7 +4,7 @@ import type { Database } from '../../db/schema.ts';
 import { NotFoundError } from '../../errors.ts';
 import { formatApiDate } from '../../shared/dates.ts';
 import { decodeCursor, encodeCursor } from '../../shared/cursor.ts';
-import type { PageQueries } from './pages.repository.ts';
+import type { PageQueries } from './pages.reads.repository.ts';
 import { pagesRepository as repo } from './pages.repository.ts';
 
 export interface Revision {

@@ -2,7 +2,7 @@ import { assertIfMatch, entityTag, refines } from '../../http/conditional.ts';
 import { bool } from '../../db/executor.ts';
 import { formatApiDate } from '../../shared/dates.ts';
 import { JsonBytes, type Rendered } from '../../shared/serialised.ts';
-import type { PageView, Source } from './pages.repository.ts';
+import type { PageView, Source } from './pages.reads.repository.ts';
 
 export interface Page {
   id: number;

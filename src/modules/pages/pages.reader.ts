@@ -9,7 +9,7 @@ import type { PageResponseCache } from './page-responses.ts';
 import { pageStateTag, serialisePage } from './pages.presenter.ts';
 import { refinedTag } from '../../http/conditional.ts';
 import type { PageRenderer } from './pages.renderer.ts';
-import type { PageQueries, PageView, Source } from './pages.repository.ts';
+import type { PageQueries, PageView, Source } from './pages.reads.repository.ts';
 import type { PageBySlugInput, PageFormat } from './pages.schemas.ts';
 
 const MAX_ID = 2147483647;

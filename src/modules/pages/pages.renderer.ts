@@ -4,7 +4,7 @@ import type { Executor } from '../../db/executor.ts';
 import { ServiceUnavailableError } from '../../errors.ts';
 import { JsonBytes, parseVariables, sourceDigest, utf8Text, type Rendered } from '../../shared/serialised.ts';
 import { TaskFailedError, type WorkerPool } from '../../workers/pool.ts';
-import type { PageQueries, PageView, Source } from './pages.repository.ts';
+import type { PageQueries, PageView, Source } from './pages.reads.repository.ts';
 import type { PageFormat } from './pages.schemas.ts';
 import { LruCache } from '../../shared/lru-cache.ts';
 import type { RenderedStore } from './rendered-store.ts';

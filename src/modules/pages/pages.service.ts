@@ -30,7 +30,8 @@ import type { WorkerPool } from '../../workers/pool.ts';
 import { PageRenderer, type RenderStats } from './pages.renderer.ts';
 import { RenderAhead } from './render-ahead.ts';
 import { RenderedStore, type StoredRenderStats } from './rendered-store.ts';
-import { PageQueries, pagesRepository as repo, type PageRow, type PageView } from './pages.repository.ts';
+import { PageQueries, type PageView } from './pages.reads.repository.ts';
+import { pagesRepository as repo, type PageRow } from './pages.repository.ts';
 import type { PageBySlugInput, PageCreateInput, PageFormat, PageUpdateInput } from './pages.schemas.ts';
 
 export const CREATE_MESSAGE = 'Created using API';

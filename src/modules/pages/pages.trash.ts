@@ -9,7 +9,7 @@ import { toStoredDate } from '../../shared/dates.ts';
 import { firstFreeSlug } from '../../shared/slug.ts';
 import type { DocumentationService } from '../documentation/documentation.service.ts';
 import { assertPageIfMatch, presentPage, type Page } from './pages.presenter.ts';
-import type { PageQueries } from './pages.repository.ts';
+import type { PageQueries } from './pages.reads.repository.ts';
 import { liveSlug, trashRepository as repo } from './pages.trash.repository.ts';
 
 /** Deleted rows are kept this long, then purged. */

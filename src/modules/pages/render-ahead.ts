@@ -3,7 +3,7 @@ import type { ChangeSubscriber } from '../../events/change-recorder.ts';
 import { contentWrites } from '../../events/content-writes.ts';
 import { SettleTimer } from '../../shared/settle-timer.ts';
 import type { PageRenderer } from './pages.renderer.ts';
-import type { PageQueries } from './pages.repository.ts';
+import type { PageQueries } from './pages.reads.repository.ts';
 
 /** Pages queued at most; past it a change's pages are left to their first read. */
 const MAX_QUEUED = 50_000;
