@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_JSON_DEPTH } from '../src/http/pipeline.ts';
+import { MAX_JSON_DEPTH } from '../src/http/body-parsers.ts';
 import { MAX_DEFINITION_DEPTH } from '../src/modules/references/definition.parser.ts';
 import { createWorld } from './helpers/factories.ts';
 import { upload } from './helpers/references.ts';

@@ -1,4 +1,3 @@
-import { isUtf8 } from 'node:buffer';
 import type {
   FastifyContextConfig,
   FastifyError,
@@ -10,17 +9,13 @@ import type {
   preValidationHookHandler,
 } from 'fastify';
 import type { Clock } from '../clock.ts';
-import { jsonDepthExceeds } from '../shared/nesting.ts';
 import type { Config } from '../config.ts';
-import {
-  ForbiddenError,
-  InvalidFieldError,
-  TooManyRequestsError,
-  UnsupportedMediaTypeError,
-} from '../errors.ts';
+import { ForbiddenError, InvalidFieldError, TooManyRequestsError } from '../errors.ts';
 import type { KeyAuth, KeysService } from '../auth/keys.service.ts';
 import type { CounterStore, WindowCount } from '../ratelimit/counter-store.ts';
 import type { Metrics } from './metrics-collector.ts';
+import { registerBodyParsers } from './body-parsers.ts';
+import { CROSS_ORIGIN_MESSAGE, applyCorsHeaders, originAllowed } from './cors.ts';
 import { AUTH_FAILURES, OPERATIONS, scaledLimit, type OperationId } from './operations.ts';
 import './fastify-types.ts';
 
@@ -32,8 +27,6 @@ export interface PipelineDeps {
   /** refusals are counted there; null with METRICS=false */
   metrics: Metrics | null;
 }
-
-export const CROSS_ORIGIN_MESSAGE = 'Cross-origin requests are not allowed. Call this API from a back-end.';
 
 /**
  * The path of every API request, before the body is read: origin policy → key → rate limit →
@@ -56,61 +49,8 @@ export function registerPipeline(app: FastifyInstance, deps: PipelineDeps): void
     route.onRequest = [admission(gate, deps, bodiless), ...hooksOf(route.onRequest)];
     if (!bodiless) route.preValidation = [refuseNul, ...hooksOf(route.preValidation)];
   });
-
-  // Fastify parses text/plain by default; here every type but JSON goes to the catch-all below.
-  app.removeContentTypeParser('text/plain');
-  // Only operations that read a JSON body accept one; operations without a body accept an empty
-  // body of any type, and ignore the type.
-  app.addContentTypeParser('*', (request, payload, done) => {
-    const route = request.routeOptions.config;
-    if (route.body === 'json') {
-      done(new UnsupportedMediaTypeError(request.headers['content-type'] ?? ''), undefined);
-      return;
-    }
-    void payload.resume();
-    payload.on('end', () => done(null, undefined));
-    payload.on('error', (err) => done(err, undefined));
-  });
-
-  const defaultJson = app.getDefaultJsonParser('error', 'error');
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, raw, done) => {
-    const bytes = raw as Buffer;
-    // JSON is UTF-8 (RFC 8259); decoding anything else would store U+FFFD in place of what was sent.
-    if (!isUtf8(bytes)) {
-      done(new InvalidFieldError('body', 'is not valid UTF-8'), undefined);
-      return;
-    }
-    const body = bytes.toString('utf8');
-    if (body.trim() === '') {
-      done(null, undefined);
-      return;
-    }
-    // Before anything walks the value recursively (the NUL check, schema validation), and in a
-    // loop of its own: a 10 KB body nested 5,000 levels must cost nothing but this scan.
-    if (jsonDepthExceeds(body, MAX_JSON_DEPTH)) {
-      done(
-        new InvalidFieldError('body', `must not be nested more than ${MAX_JSON_DEPTH} levels deep`),
-        undefined,
-      );
-      return;
-    }
-    void defaultJson(request, body, (error, value) => {
-      // Fastify refuses valid JSON that names __proto__ or constructor.prototype with the same error
-      // as broken JSON; plain JSON.parse tells the two apart, on the error path only.
-      if (error && parsesAsJson(body)) {
-        done(
-          new InvalidFieldError('body', "must not use the property names '__proto__' or 'constructor'"),
-          undefined,
-        );
-        return;
-      }
-      done(error, value);
-    });
-  });
+  registerBodyParsers(app);
 }
-
-/** Deeper than any body an operation takes (the deepest, reader access, has three levels). */
-export const MAX_JSON_DEPTH = 32;
 
 /** An operation's rate limit, scaled, with the parts of its headers that never change. */
 interface OperationLimit {
@@ -320,15 +260,6 @@ function setRateLimitHeaders(
   reply.header('ratelimit', `${limit.remainingPrefix}${limit.permitted - consumed};t=${secondsLeft}`);
 }
 
-function parsesAsJson(text: string): boolean {
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** The path of the first string holding a NUL character, or null. */
 function nulPath(value: unknown, path: string): string | null {
   if (typeof value === 'string') return value.includes('\u0000') ? path : null;
@@ -346,41 +277,4 @@ function nulPath(value: unknown, path: string): string | null {
     }
   }
   return null;
-}
-
-/** Preflights: CORS headers only for cross-origin operations; every other preflight is refused. */
-export function registerPreflight(
-  app: FastifyInstance,
-  config: Config,
-  crossOriginPaths: ReadonlySet<string>,
-): void {
-  app.options('/api/v1/*', { schema: { hide: true } }, (request, reply) => {
-    const path = request.url.split('?')[0] ?? '';
-    const origin = request.headers.origin;
-    if (!crossOriginPaths.has(path)) throw new ForbiddenError(CROSS_ORIGIN_MESSAGE);
-    if (origin !== undefined && !originAllowed(origin, config)) {
-      throw new ForbiddenError(`Origin '${origin}' is not allowed.`);
-    }
-    applyCorsHeaders(reply, origin, config);
-    reply
-      .header('access-control-allow-methods', 'GET, OPTIONS')
-      .header('access-control-allow-headers', 'X-Api-Key, Content-Type')
-      .header('access-control-max-age', '600')
-      .code(204)
-      .send();
-  });
-}
-
-const originAllowed = (origin: string, config: Config): boolean =>
-  config.corsOrigins === null || config.corsOrigins.includes(origin);
-
-export function applyCorsHeaders(reply: FastifyReply, origin: string | undefined, config: Config): void {
-  if (config.corsOrigins === null) reply.header('access-control-allow-origin', '*');
-  else if (origin !== undefined && config.corsOrigins.includes(origin)) {
-    reply.header('access-control-allow-origin', origin).header('vary', 'Origin');
-  }
-  reply.header(
-    'access-control-expose-headers',
-    'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, RateLimit-Policy, RateLimit, X-Request-Id, Retry-After',
-  );
 }
