@@ -1,4 +1,5 @@
-import { escapeText, sanitizeHtmlOutput, sanitizeOpeningTag, selfClosing, tagAllowed } from './sanitiser.ts';
+import { escapeText, selfClosing, tagAllowed } from './html-allowlist.ts';
+import { sanitizeHtmlOutput, sanitizeOpeningTag } from './sanitiser.ts';
 
 /*
  * Raw HTML in a page is sanitised where it stands, tag by tag, while the rest of the page is written in
