@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { makeTemplate, removeTemplate, type TestTemplate } from './templates.ts';
@@ -27,6 +30,7 @@ async function dropSchemas(url: string, keep: (run: string) => boolean): Promise
 }
 
 let template: TestTemplate | undefined;
+let runDir: string | undefined;
 
 /**
  * The migrations run once per run, into the template every test app's database is copied from
@@ -36,6 +40,11 @@ export async function setup(project: TestProject): Promise<void> {
   const run = Date.now().toString(36);
   // Forked test workers inherit the environment of this process.
   process.env.QUIRE_TEST_RUN = run;
+  // Every temporary file of the run (a database per app, archives, CLI homes, the servers' own) goes
+  // under one directory, removed at the end: a worker that is stopped rather than left to exit runs
+  // no clean-up of its own.
+  runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-test-run-'));
+  process.env.TMPDIR = runDir;
   const url = process.env.TEST_DATABASE_URL;
   if (url) await dropSchemas(url, (other) => Date.now() - parseInt(other, 36) < STALE_AFTER_MS);
   template = await makeTemplate(url, `t_${run}_${'0'.repeat(12)}`);
@@ -47,4 +56,5 @@ export async function teardown(): Promise<void> {
   const run = process.env.QUIRE_TEST_RUN;
   if (template) removeTemplate(template);
   if (url && run) await dropSchemas(url, (other) => other !== run);
+  if (runDir) fs.rmSync(runDir, { recursive: true, force: true });
 }
