@@ -293,7 +293,9 @@ export class PagesService {
         ...(input.title !== undefined ? { title: input.title } : {}),
         ...(input.content !== undefined ? { content_draft: input.content } : {}),
         ...(input.listed !== undefined ? { listed: int(input.listed) } : {}),
-        slug,
+        // Only a placing update sets the slug: SQLite rewrites the entry of every index whose column
+        // an UPDATE sets, same value or not, and (section, slug) is the unique index.
+        ...(placing ? { slug } : {}),
         updated: toStoredDate(this.clock.now()),
       };
       const writes = new ChangeWrites(trx);
