@@ -5,7 +5,7 @@
  *
  *   node --import tsx bench/writes.bench.ts [--pages 1000] [--duration 10] [--connections 20] [--rounds 1]
  *        [--database-url postgres://postgres@127.0.0.1:5432/quire_bench_writes] [--redis-url redis://…]
- *        [--data $TMPDIR/quire-bench-writes] [--port P] [--fixed-port P]
+ *        [--data $TMPDIR/quire-bench-writes] [--port P] [--fixed-port P] [--render-ahead true|false]
  *
  * Ports not given are chosen by the system. Runs: the fixed route; the bare draft update of the plain
  * server (the least such a write can do, see fixedServer); (a) `POST /documentation/{id}/page` into
@@ -20,6 +20,9 @@
  * Per run: writes/s, the ratio to the fixed route, p50/p99, the answering server's CPU time per write
  * (from /proc), and the statements per write issued through Kysely (from GET /metrics; begin and commit
  * are not counted there). The median round by writes/s is reported.
+ *
+ * `--render-ahead` sets the server's RENDER_AHEAD (default true, as Quire's): with false, what a write
+ * costs without the render of its page that follows it in a worker thread.
  *
  * Goals: SQLite ≥ 0.1 of the fixed route, PostgreSQL ≥ 0.03, the same at 1,000 and 100,000 pages.
  */
@@ -208,6 +211,8 @@ async function main(): Promise<void> {
   const databaseUrl = arg('database-url', '');
   const redisUrl = arg('redis-url', '');
   const dir = arg('data', path.join(os.tmpdir(), 'quire-bench-writes'));
+  const renderAhead = arg('render-ahead', 'true');
+  if (renderAhead !== 'true' && renderAhead !== 'false') throw new Error('--render-ahead is true or false');
 
   const started = Date.now();
   const seed = databaseUrl.startsWith('postgres')
@@ -215,7 +220,7 @@ async function main(): Promise<void> {
     : await sqliteData(dir, pages);
   const section = await firstSection(seed.databaseUrl, seed.pageIds[0] ?? 1);
   process.stdout.write(
-    `data: ${seed.pageIds.length} pages (${seed.databaseUrl}), ready in ${Date.now() - started} ms\n`,
+    `data: ${seed.pageIds.length} pages (${seed.databaseUrl}), ready in ${Date.now() - started} ms; RENDER_AHEAD=${renderAhead}\n`,
   );
 
   const server = startChild(['src/main.ts'], {
@@ -226,6 +231,7 @@ async function main(): Promise<void> {
     RATE_LIMIT_SCALE: '1000000',
     QUIRE_BOOTSTRAP: 'false',
     LOG_LEVEL: 'warn',
+    RENDER_AHEAD: renderAhead,
     WEBHOOK_SECRET_KEY: Buffer.alloc(32, 7).toString('base64'),
   });
   const fixedChild = startChild([HERE, '--fixed-server', String(fixedPort), '--bare', seed.databaseUrl], {});
