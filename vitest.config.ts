@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -6,6 +7,11 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // Vitest's default keeps a core free, which on a machine of two runs one file at a time; the
+    // SQLite suite's files wait on child processes, worker threads and timers as much as they
+    // compute, and two at a time take about two thirds as long. CI's PostgreSQL leg, whose database
+    // competes for the same cores, passes its own --maxWorkers.
+    maxWorkers: Math.max(2, os.availableParallelism() - 1),
     globalSetup: ['test/helpers/global-setup.ts'],
     reporters: ['default', './test/helpers/summary-reporter.ts'],
   },
