@@ -3,12 +3,8 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { ContentError, parsePageFile } from '../../content/index.ts';
-import {
-  readVersionLayout,
-  type ImportWarning,
-  type LayoutFile,
-  type PlannedPage,
-} from '../../modules/import/import.layout.ts';
+import { readVersionLayout } from '../../modules/import/import.layout.ts';
+import type { ImportWarning, LayoutFile, PlannedPage } from '../../modules/import/import.plan.ts';
 import { firstFreeSlug, slugify } from '../../shared/slug.ts';
 
 /** A page as DIR says it should be. */

@@ -1,4 +1,4 @@
-import type { ImportWarning } from '../../modules/import/import.layout.ts';
+import type { ImportWarning } from '../../modules/import/import.plan.ts';
 import type { HttpCounters } from './sync.http.ts';
 import type { Plan, Step } from './sync.plan.ts';
 

@@ -1,0 +1,76 @@
+import type { ArchiveFile } from './import.archive.ts';
+
+/*
+ * What an import (or `quire sync`) reads from a layout of folders and files, before it writes anything:
+ * the plan import.layout.ts makes and import.service.ts and the sync command carry out.
+ */
+
+export interface ImportWarning {
+  file: string;
+  message: string;
+}
+
+/** A file of a layout: an archive's entry, or (for `quire sync`) a file of a folder. */
+export interface LayoutFile {
+  /** relative, `/`-separated */
+  path: string;
+}
+
+/**
+ * Where a layout is read from: an import's archive, or the folder `quire sync` pushes. `pageMeta`
+ * reads a page file's front matter; without it, a page file must be an export's page envelope.
+ */
+export interface LayoutSource<F extends LayoutFile = ArchiveFile> {
+  readonly files: readonly F[];
+  readText(file: F): Promise<string>;
+  pageMeta?(file: F, text: string): Record<string, unknown>;
+}
+
+/** A page to create: its bodies are read again from the archive when it is written. */
+export interface PlannedPage<F extends LayoutFile = ArchiveFile> {
+  kind: 'page';
+  file: F;
+  title: string;
+  slug: string | undefined;
+  listed: boolean | undefined;
+  children: Array<PlannedPage<F>>;
+}
+
+export interface PlannedCategory {
+  kind: 'category';
+  title: string;
+}
+
+export interface PlannedSection<F extends LayoutFile = ArchiveFile> {
+  folder: string;
+  title: string;
+  slug: string | undefined;
+  published: boolean;
+  /** what settings.json says itself, rather than leaving to a default (`hidden` says `published`) */
+  given: { title: boolean; published: boolean };
+  /** categories and top-level pages in index order; a page after a category belongs to it */
+  entries: Array<PlannedPage<F> | PlannedCategory>;
+}
+
+export interface PlannedReference<F extends LayoutFile = ArchiveFile> {
+  file: F;
+  /** published as uploaded (when the import keeps published bodies) */
+  published: boolean;
+  /** a draft pending over it */
+  draft: F | undefined;
+}
+
+export interface PlannedVersion<F extends LayoutFile = ArchiveFile> {
+  folder: string;
+  name: string;
+  slug: string | undefined;
+  published: boolean;
+  sections: Array<PlannedSection<F>>;
+  references: Array<PlannedReference<F>>;
+}
+
+export interface ImportPlan {
+  versions: PlannedVersion[];
+  pages: number;
+  warnings: ImportWarning[];
+}
