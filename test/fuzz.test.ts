@@ -104,6 +104,10 @@ async function setUpWorld(t: TestApp): Promise<World> {
     expect(big.statusCode).toBe(200);
     bigPages[label] = big.json().id;
   }
+  // As the server warms its pool when it starts (src/main.ts): this app's pool is its own (ENV sets
+  // WORKER_TASK_TIMEOUT), and a thread's first start, loading the tasks through tsx, counts against
+  // that timeout; on a loaded machine it once took the first upload past it (a 400).
+  await t.deps.workers.warm();
   const published = await upload(t.app, w.key, w.version.id, openapiJson('Pet Store'));
   const draft = await upload(t.app, w.key, w.version.id, openapiJson('Draft API'), { publish: false });
   expect([published.statusCode, draft.statusCode]).toEqual([201, 201]);
