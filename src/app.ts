@@ -2,9 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import net from 'node:net';
-import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Ajv } from 'ajv';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from './config.ts';
 import type { Deps } from './deps.ts';
@@ -12,6 +10,7 @@ import { documentResponseHeaders } from './http/documented-headers.ts';
 import { errorBody, registerErrorHandling, sendError } from './http/error-handler.ts';
 import { registerPreflight } from './http/cors.ts';
 import { registerPipeline } from './http/pipeline.ts';
+import { buildSerializer, compileValidator } from './http/schema-compilers.ts';
 import { registerIdempotency } from './http/idempotency.ts';
 import { registerMetrics } from './http/metrics.ts';
 import { registerOpenApi } from './http/openapi.ts';
@@ -85,61 +84,6 @@ function rawErrorResponse(status: number, message: string): string {
     '',
     body,
   ].join('\r\n');
-}
-
-/**
- * Query strings and path parameters arrive as text and are coerced to the declared types; bodies are
- * JSON and must already have the right types, so a number where a string belongs is a 400.
- *
- * A validator depends only on its schema and these options, so the compiled ones are shared by every
- * app the process builds, keyed by the schema's JSON: a server builds one app, but the test suite
- * builds hundreds per process, and compiling every route's schemas again was a third of each build.
- */
-const validatorBase = { allErrors: false, removeAdditional: true, useDefaults: true, strict: false } as const;
-const coercing = new Ajv({ ...validatorBase, coerceTypes: 'array' });
-const strict = new Ajv({ ...validatorBase, coerceTypes: false });
-const compiledValidators = new Map<string, ReturnType<Ajv['compile']>>();
-
-function compileValidator({ schema, httpPart }: { schema: object; httpPart?: string }) {
-  const body = httpPart === 'body';
-  const key = `${body ? 'b' : 'c'}${JSON.stringify(schema)}`;
-  let validate = compiledValidators.get(key);
-  if (validate === undefined) {
-    validate = (body ? strict : coercing).compile(schema);
-    compiledValidators.set(key, validate);
-  }
-  return validate;
-}
-
-/**
- * Fastify's own serializer compiler (fast-json-stringify), its outputs shared by every app of the
- * process as the validators are, for the same reason. Only where no shared schema is registered and
- * no option given, which is how Quire builds its apps; otherwise each compiles its own.
- */
-const defaultSerializers = SerializerSelector();
-const compiledSerializers = new Map<string, (doc: unknown) => string>();
-
-function buildSerializer(
-  externalSchemas?: unknown,
-  options?: Parameters<typeof defaultSerializers>[1],
-): ReturnType<typeof defaultSerializers> {
-  const compile = defaultSerializers(externalSchemas, options);
-  const shared =
-    options === undefined &&
-    (externalSchemas === undefined ||
-      (typeof externalSchemas === 'object' &&
-        externalSchemas !== null &&
-        Object.keys(externalSchemas).length === 0));
-  if (!shared) return compile;
-  return (route) => {
-    const key = JSON.stringify(route.schema);
-    let serialize = compiledSerializers.get(key);
-    if (serialize === undefined) {
-      serialize = compile(route);
-      compiledSerializers.set(key, serialize);
-    }
-    return serialize;
-  };
 }
 
 /** A hop count trusts that many proxies nearest to us; Fastify's types want it as a function. */

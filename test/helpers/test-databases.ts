@@ -10,9 +10,6 @@ import { copyTemplate, type SchemaTemplate } from './pg-template.ts';
 const RUN = process.env.QUIRE_TEST_RUN ?? Date.now().toString(36);
 const template = inject('quireTemplate');
 
-const cleanups: Array<() => void> = [];
-process.on('exit', () => cleanups.forEach((c) => c()));
-
 /** A new name in this run's namespace: `t_<run>_<random>`. */
 export const newSchemaName = (): string => `t_${RUN}_${randomBytes(6).toString('hex')}`;
 
@@ -76,7 +73,8 @@ const supply =
 supply?.prime();
 
 /**
- * Where a new app's database is: on PostgreSQL a new schema, on SQLite a file in a new directory;
+ * Where a new app's database is: on PostgreSQL a new schema, on SQLite a file in a new directory
+ * (under the run's temporary directory, which global-setup.ts removes at the end);
  * with `migrated` empty (the app's migrator makes everything), otherwise a copy of the template.
  */
 export async function freshDatabase(
@@ -85,7 +83,6 @@ export async function freshDatabase(
 ): Promise<{ databaseUrl: string; schema?: string }> {
   if (url) return { databaseUrl: url, schema: migrated || !supply ? newSchemaName() : await supply.take() };
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-test-'));
-  cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
   const file = path.join(dir, 'quire.db');
   if (!migrated && template?.dialect === 'sqlite') fs.copyFileSync(template.file, file);
   return { databaseUrl: `sqlite:${file}` };
