@@ -153,6 +153,9 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     schemaController: { compilersFactory: { buildSerializer } },
     // Draining (see the preClose hook) answers every request that reaches us, with Connection: close.
     return503OnClosing: false,
+    // Close hooks run under the bound plugins start under (10 s by default), and the server's own
+    // waits for the requests in flight: a drain is bounded by SHUTDOWN_TIMEOUT (src/main.ts) alone.
+    pluginTimeout: Math.max(10_000, deps.config.shutdownTimeoutMs + 10_000),
     forceCloseConnections: false,
     clientErrorHandler: (error, socket) => {
       if (socket.writable && !socket.destroyed) {

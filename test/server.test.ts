@@ -81,8 +81,14 @@ describe('the server process', () => {
     });
   });
 
-  it('finishes in-flight requests on SIGTERM, then exits 0', async () => {
-    const { port, output } = await startServer();
+  /**
+   * A PUT whose body arrives in two parts: SIGTERM after the first, the rest `restAfterMs` later.
+   * Answers the response and the exit code.
+   */
+  async function putAcrossSigterm(
+    port: number,
+    restAfterMs: number,
+  ): Promise<{ status: number; body: string; exit: number | null }> {
     const body = JSON.stringify({ name: 'Drained' });
     const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
       const req = http.request(
@@ -104,20 +110,34 @@ describe('the server process', () => {
         },
       );
       req.on('error', reject);
-      // Half the body now; SIGTERM arrives while the request is in flight; the rest after.
+      // Part of the body now; SIGTERM arrives while the request is in flight; the rest after.
       req.write(body.slice(0, 5));
       setTimeout(() => {
         child!.kill('SIGTERM');
-        setTimeout(() => req.end(body.slice(5)), 300);
+        setTimeout(() => req.end(body.slice(5)), restAfterMs);
       }, 200);
     });
     const exited = new Promise<number | null>((resolve) => child!.on('exit', (code) => resolve(code)));
-    const result = await response;
+    return { ...(await response), exit: await exited };
+  }
+
+  it('finishes in-flight requests on SIGTERM, then exits 0', async () => {
+    const { port, output } = await startServer();
+    const result = await putAcrossSigterm(port, 300);
     expect(result.status).toBe(200);
     expect(JSON.parse(result.body)).toMatchObject({ name: 'Drained' });
     // The server's log says why when it did not exit cleanly.
-    expect(await exited, output()).toBe(0);
+    expect(result.exit, output()).toBe(0);
   });
+
+  it('waits for a request in flight as long as SHUTDOWN_TIMEOUT allows, past the 10 s Fastify gives close hooks', async () => {
+    const { port, output } = await startServer({ SHUTDOWN_TIMEOUT: '20000' });
+    const result = await putAcrossSigterm(port, 11_000);
+    expect(result.status).toBe(200);
+    expect(JSON.parse(result.body)).toMatchObject({ name: 'Drained' });
+    expect(result.exit, output()).toBe(0);
+    expect(output()).not.toContain('shutdown failed');
+  }, 40_000);
 
   it('answers every request received before SIGTERM under load (reads and uploads), with no reset', async () => {
     const { port, output } = await startServer({ RATE_LIMIT_SCALE: '1000' });
