@@ -93,6 +93,8 @@ export interface DepsOverrides {
   workers?: WorkerPool;
   /** worker threads kept alive when idle (the server keeps one, warm) */
   workerMinThreads?: number;
+  /** how long a task may wait for a worker thread (tests of a busy pool; default in WorkerPool) */
+  workerQueueTimeoutMs?: number;
   /** how webhook hosts are resolved, at registration and at each delivery (tests prove rebinding) */
   webhookResolver?: Resolver;
   /** where the dispatcher's background failures go (the server logs them) */
@@ -134,6 +136,9 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
       taskTimeoutMs: config.workerTaskTimeoutMs,
       memoryMb: config.workerMemoryMb,
       minThreads: overrides.workerMinThreads ?? 0,
+      ...(overrides.workerQueueTimeoutMs !== undefined
+        ? { queueTimeoutMs: overrides.workerQueueTimeoutMs }
+        : {}),
     });
   const changes = new ChangeRecorder(clock);
   changes.subscribe(auditSubscriber);

@@ -7,7 +7,7 @@ import { scanKeys } from '../src/modules/links/links.scanner.ts';
 import { createDocumentation, createKey, createVersion, createWorld } from './helpers/factories.ts';
 import { openapiJson, upload } from './helpers/references.ts';
 import { buildTestApp, client, expectErrorShape, useTestApp, type TestApp } from './helpers/test-app.ts';
-import run from '../src/workers/tasks.ts';
+import { run } from '../src/workers/tasks.ts';
 
 const t = useTestApp();
 

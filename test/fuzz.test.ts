@@ -105,8 +105,8 @@ async function setUpWorld(t: TestApp): Promise<World> {
     bigPages[label] = big.json().id;
   }
   // As the server warms its pool when it starts (src/main.ts): this app's pool is its own (ENV sets
-  // WORKER_TASK_TIMEOUT), and a thread's first start, loading the tasks through tsx, counts against
-  // that timeout; on a loaded machine it once took the first upload past it (a 400).
+  // WORKER_TASK_TIMEOUT), and its first thread's start, loading the tasks through tsx, is then not
+  // part of the first upload's wait for a thread (the task's own time counts from its start).
   await t.deps.workers.warm();
   const published = await upload(t.app, w.key, w.version.id, openapiJson('Pet Store'));
   const draft = await upload(t.app, w.key, w.version.id, openapiJson('Draft API'), { publish: false });

@@ -3,9 +3,10 @@ import { stringify as stringifyYaml } from 'yaml';
 import { featurePage } from '../bench/fixtures/feature-page.ts';
 import { bigDefinition, bigPage } from '../bench/fixtures/big-inputs.ts';
 import { renderContent } from '../src/content/index.ts';
+import { WorkerPool } from '../src/workers/pool.ts';
 import { WORKER_RENDER_CHARS } from '../src/modules/pages/pages.renderer.ts';
 import { createWorld } from './helpers/factories.ts';
-import { readDefinition, upload } from './helpers/references.ts';
+import { openapiJson, readDefinition, upload } from './helpers/references.ts';
 import { buildTestApp, client, expectErrorShape, useTestApp } from './helpers/test-app.ts';
 
 const t = useTestApp();
@@ -127,7 +128,7 @@ describe('heavy work in worker threads', () => {
   });
 
   it('answers 503 when a large page cannot be rendered within the per-task time bound', async () => {
-    // The bound counts from the request for a thread; this one must also start: far beyond 0.1 s.
+    // The bound counts from the task's start in a thread (this pool's first thread starts meanwhile).
     const quick = await buildTestApp({ env: { WORKER_TASK_TIMEOUT: '100', WORKER_THREADS: '1' } });
     try {
       const w = await createWorld(quick.deps);
@@ -182,4 +183,83 @@ describe('heavy work in worker threads', () => {
       await quick.close();
     }
   });
+
+  it('answers 503 to an upload that waited too long for a busy thread, and takes the file later', async () => {
+    const busy = await buildTestApp({
+      env: { WORKER_THREADS: '1', WORKER_TASK_TIMEOUT: '60000' },
+      overrides: { workerQueueTimeoutMs: 100 },
+    });
+    try {
+      await busy.deps.workers.warm();
+      const w = await createWorld(busy.deps);
+      // A check that runs for some hundreds of milliseconds holds the only thread.
+      const slowText = JSON.stringify(bigDefinition(5 * MiB, 'Slow API'));
+      const slow = upload(busy.app, w.key, w.version.id, slowText, { as: 'application/json' });
+      while (busy.deps.workers.running() === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      const waiting = await upload(busy.app, w.key, w.version.id, openapiJson('Waiting API'));
+      expect(waiting.statusCode).toBe(503);
+      expect(waiting.headers['retry-after']).toBe('5');
+      expect(expectErrorShape(waiting).message).toBe(
+        'The definition could not be checked: it waited 0.1 s for a free worker thread.',
+      );
+      expect(busy.deps.workers.running()).toBe(1);
+      expect((await slow).statusCode).toBe(201);
+      const again = await upload(busy.app, w.key, w.version.id, openapiJson('Waiting API'));
+      expect(again.statusCode).toBe(201);
+      expect(again.json()).toMatchObject({ title: 'Waiting API' });
+    } finally {
+      await busy.close();
+    }
+  });
+});
+
+describe('the worker pool', () => {
+  it("counts a task's time from its start in a thread, not from a thread's own start", async () => {
+    // A new thread loads the content engine and the OpenAPI tools before its first task: longer
+    // than this bound, which the trivial task itself is far within.
+    const pool = new WorkerPool({ threads: 1, taskTimeoutMs: 300, memoryMb: 256 });
+    try {
+      expect(pool.running()).toBe(0);
+      const began = performance.now();
+      const result = await pool.run({ kind: 'inspect', source: '# Title\n\nSee [auto$](/guides/intro).' });
+      const took = performance.now() - began;
+      expect(result).toMatchObject({ kind: 'inspect', linkTargets: ['guides/intro'] });
+      expect(took).toBeGreaterThan(300);
+      expect(pool.running()).toBe(0);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('stops a task that runs past its bound, and gives up one that waits past its own', async () => {
+    // No warm-up: the first thread starts within the task's wait, outside the task's time.
+    const pool = new WorkerPool({ threads: 1, taskTimeoutMs: 50, queueTimeoutMs: 60_000, memoryMb: 256 });
+    try {
+      const heavy = pool.run({ kind: 'render', source: bigPage(2_000_000), format: 'html', ctx: {} });
+      // Queued behind it: when the stopped thread goes, a new one must start and take it, though
+      // the pool keeps no thread and nothing else is submitted.
+      const next = pool.run({ kind: 'inspect', source: 'x' });
+      await expect(heavy).rejects.toMatchObject({
+        reason: 'timeout',
+        message: 'did not finish within 0.05 s',
+      });
+      expect(await next).toMatchObject({ kind: 'inspect' });
+    } finally {
+      await pool.close();
+    }
+    const waiting = new WorkerPool({ threads: 1, taskTimeoutMs: 20_000, queueTimeoutMs: 50, memoryMb: 256 });
+    try {
+      // Warmed (without bounds), so that the first task finds its thread started.
+      await waiting.warm();
+      const heavy = waiting.run({ kind: 'render', source: bigPage(1_000_000), format: 'html', ctx: {} });
+      while (waiting.running() === 0) await new Promise((resolve) => setTimeout(resolve, 2));
+      await expect(waiting.run({ kind: 'inspect', source: 'x' })).rejects.toMatchObject({
+        reason: 'busy',
+        message: 'waited 0.05 s for a free worker thread',
+      });
+      expect(typeof (await heavy)).toBe('object');
+    } finally {
+      await waiting.close();
+    }
+  }, 120_000);
 });

@@ -1,22 +1,31 @@
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
-import type { Task, TaskResult, TaskResults } from './tasks.ts';
+import type { Task, TaskEnvelope, TaskResult, TaskResults } from './tasks.ts';
 
 export interface WorkerPoolOptions {
   /** threads at most (default: the cores there are, at least 1 and at most 4) */
   threads?: number;
-  /** the longest one task may run before its thread is stopped (ms) */
+  /** the longest one task may run, from when a thread takes it, before its thread is stopped (ms) */
   taskTimeoutMs: number;
+  /**
+   * the longest one task may wait for a thread (all busy, or one starting) before it is given up
+   * (ms; default the task timeout, at least 30 s: a thread's start, loading the tasks at a lower
+   * priority, took more than 10 s on a loaded machine)
+   */
+  queueTimeoutMs?: number;
   /** the heap one thread may grow to (MiB); a task that needs more stops its thread */
   memoryMb: number;
   /** threads kept alive when idle (default 0: threads start on first use, stop after a minute idle) */
   minThreads?: number;
 }
 
-/** Why a task did not finish: out of time, out of memory, or its thread died. */
+/**
+ * Why a task did not finish: out of time, out of memory, or its thread died; or it never started,
+ * every thread being busy for as long as a task may wait (`busy`: the input is not at fault).
+ */
 export class TaskFailedError extends Error {
   constructor(
-    readonly reason: 'timeout' | 'memory' | 'crashed',
+    readonly reason: 'timeout' | 'memory' | 'crashed' | 'busy',
     message: string,
   ) {
     super(message);
@@ -28,20 +37,41 @@ export class TaskFailedError extends Error {
 const COMPILED = import.meta.url.endsWith('.js');
 const TASKS_FILE = new URL(COMPILED ? './tasks.js' : './tasks.ts', import.meta.url).href;
 
+/** At least this long a task may wait for a thread: a new thread loads the tasks first. */
+const MIN_QUEUE_TIMEOUT_MS = 30_000;
+
+/** The longest delay setTimeout takes as it is; a check further away is simply made again. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+const envelopeOf = (task: Task): TaskEnvelope => ({
+  task,
+  started: new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT)),
+  submitted: Date.now(),
+});
+
+const seconds = (ms: number): string => `${ms / 1000} s`;
+
 /**
  * The event loop answers requests; everything that takes long on large input (parsing, validating
  * and converting OpenAPI documents, rendering large pages) runs here, in worker threads, each task
- * bounded in time and in memory, at a lower scheduling priority than the event loop. Threads beyond
+ * bounded in time and in memory, at a lower scheduling priority than the event loop. A task's time
+ * counts from when a thread starts it (the thread writes the moment into a shared cell): waiting for
+ * a busy or starting thread is bounded apart, and a task that waited too long fails as `busy`, which
+ * says nothing of its input. Threads beyond
  * `minThreads` start on first use and stop after a minute idle. Worker threads load the task module
  * as the main thread runs: compiled, or through tsx.
  */
 export class WorkerPool {
-  private readonly piscina: Piscina<Task, TaskResult>;
+  private readonly piscina: Piscina<TaskEnvelope, TaskResult>;
   private readonly timeoutMs: number;
+  private readonly queueTimeoutMs: number;
   private readonly memoryMb: number;
+  /** the tasks submitted and not yet settled */
+  private readonly inFlight = new Set<TaskEnvelope>();
 
   constructor(options: WorkerPoolOptions) {
     this.timeoutMs = options.taskTimeoutMs;
+    this.queueTimeoutMs = options.queueTimeoutMs ?? Math.max(options.taskTimeoutMs, MIN_QUEUE_TIMEOUT_MS);
     this.memoryMb = options.memoryMb;
     const execArgv =
       COMPILED || process.execArgv.some((arg) => arg === 'tsx' || arg.includes('/tsx/'))
@@ -59,14 +89,8 @@ export class WorkerPool {
     });
   }
 
-  async run<K extends Task['kind']>(task: Extract<Task, { kind: K }>): Promise<TaskResults[K]> {
-    try {
-      return (await this.piscina.run(task, {
-        signal: AbortSignal.timeout(this.timeoutMs),
-      })) as TaskResults[K];
-    } catch (error) {
-      throw this.failure(error);
-    }
+  run<K extends Task['kind']>(task: Extract<Task, { kind: K }>): Promise<TaskResults[K]> {
+    return this.submit(task, this.queueTimeoutMs, this.timeoutMs) as Promise<TaskResults[K]>;
   }
 
   /**
@@ -74,7 +98,15 @@ export class WorkerPool {
    * upload does not pay for module loading and compilation (about two seconds).
    */
   async warm(): Promise<void> {
-    await this.run({ kind: 'warm' });
+    // Unbounded: the input is fixed and small, and nothing waits behind it yet.
+    await this.submit({ kind: 'warm' }, Infinity, Infinity);
+  }
+
+  /** How many tasks a thread is running now (the others submitted are waiting for one). */
+  running(): number {
+    let count = 0;
+    for (const envelope of this.inFlight) if (Atomics.load(envelope.started, 0) !== 0) count++;
+    return count;
   }
 
   /** Tasks still queued are refused; a running one is stopped. */
@@ -82,12 +114,70 @@ export class WorkerPool {
     await this.piscina.destroy();
   }
 
+  /**
+   * Runs a task under both bounds. One timer checks them: until the thread marks the task started,
+   * against the wait's end; then against the start plus the task timeout. The timer first fires at
+   * the nearer of the two bounds; an unstarted task is looked at again as often, at most, as that.
+   */
+  private async submit(task: Task, queueTimeoutMs: number, timeoutMs: number): Promise<TaskResult> {
+    const envelope = envelopeOf(task);
+    const abort = new AbortController();
+    let expired: TaskFailedError | undefined;
+    let timer: NodeJS.Timeout | undefined;
+    // An unbounded wait or run has no timer (setTimeout would read Infinity as 1 ms).
+    const schedule = (ms: number) => {
+      if (!Number.isFinite(ms)) return;
+      timer = setTimeout(check, Math.min(Math.max(0, ms), MAX_TIMER_MS));
+      timer.unref();
+    };
+    const check = () => {
+      const now = Date.now();
+      const startedAfter = Atomics.load(envelope.started, 0);
+      if (startedAfter === 0) {
+        const waited = now - envelope.submitted;
+        if (waited >= queueTimeoutMs) {
+          expired = new TaskFailedError('busy', `waited ${seconds(queueTimeoutMs)} for a free worker thread`);
+          abort.abort();
+        } else {
+          schedule(Math.min(queueTimeoutMs - waited, timeoutMs));
+        }
+        return;
+      }
+      const deadline = envelope.submitted + startedAfter - 1 + timeoutMs;
+      if (now >= deadline) {
+        expired = new TaskFailedError('timeout', `did not finish within ${seconds(timeoutMs)}`);
+        abort.abort();
+      } else {
+        schedule(deadline - now);
+      }
+    };
+    schedule(Math.min(queueTimeoutMs, timeoutMs));
+    this.inFlight.add(envelope);
+    try {
+      return await this.piscina.run(envelope, { signal: abort.signal });
+    } catch (error) {
+      const failure = expired ?? this.failure(error);
+      if (failure.reason !== 'busy') this.replaceStoppedThread();
+      throw failure;
+    } finally {
+      clearTimeout(timer);
+      this.inFlight.delete(envelope);
+    }
+  }
+
+  /**
+   * A thread stopped under a task (out of time or memory, or dead) is replaced only up to
+   * `minThreads`: with none kept, tasks queued behind it would wait until the next task is
+   * submitted. Submitting a task that does nothing starts a thread if the pool has room, which takes
+   * the queue in order.
+   */
+  private replaceStoppedThread(): void {
+    if (this.piscina.queueSize === 0) return;
+    this.piscina.run(envelopeOf({ kind: 'noop' })).catch(() => undefined);
+  }
+
   private failure(error: unknown): TaskFailedError {
     const code = (error as { code?: unknown; name?: unknown }).code;
-    const name = (error as { name?: unknown }).name;
-    if (name === 'AbortError' || name === 'TimeoutError') {
-      return new TaskFailedError('timeout', `did not finish within ${this.timeoutMs / 1000} s`);
-    }
     if (code === 'ERR_WORKER_OUT_OF_MEMORY') {
       return new TaskFailedError('memory', `needed more than ${this.memoryMb} MiB of memory`);
     }

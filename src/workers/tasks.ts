@@ -23,7 +23,9 @@ export type Task =
   | { kind: 'referenceOperations'; definition: string | Uint8Array; format: DefinitionFormat }
   /** pages' Darkdown contents read for their links and heading anchors (the broken-links report) */
   | { kind: 'scanLinks'; sources: Array<string | Uint8Array>; variables: Readonly<Record<string, unknown>> }
-  | { kind: 'warm' };
+  | { kind: 'warm' }
+  /** nothing: starts a thread when one stopped with tasks queued (src/workers/pool.ts) */
+  | { kind: 'noop' };
 
 export interface TaskResults {
   checkDefinition:
@@ -40,9 +42,20 @@ export interface TaskResults {
   /** one scan per source, in the same order */
   scanLinks: { kind: 'scanLinks'; scans: ContentScan[] };
   warm: { kind: 'warm' };
+  noop: { kind: 'noop' };
 }
 
 export type TaskResult = TaskResults[keyof TaskResults];
+
+/**
+ * A task as the pool sends it: `started` is shared with the main thread, which bounds the task's
+ * time from the moment written there (milliseconds after `submitted`, plus one; 0 until then).
+ */
+export interface TaskEnvelope {
+  task: Task;
+  started: Int32Array;
+  submitted: number;
+}
 
 /** A small definition that uses what large ones use: paths, parameters, schemas, a local $ref. */
 const WARM_DEFINITION = JSON.stringify({
@@ -64,7 +77,12 @@ const WARM_DEFINITION = JSON.stringify({
   components: { schemas: { Item: { type: 'object', properties: { id: { type: 'integer' } } } } },
 });
 
-export default async function run(task: Task): Promise<TaskResult> {
+export default function runEnvelope({ task, started, submitted }: TaskEnvelope): Promise<TaskResult> {
+  Atomics.store(started, 0, Math.max(1, Date.now() - submitted + 1));
+  return run(task);
+}
+
+export async function run(task: Task): Promise<TaskResult> {
   switch (task.kind) {
     case 'checkDefinition':
       try {
@@ -105,6 +123,8 @@ export default async function run(task: Task): Promise<TaskResult> {
         kind: 'scanLinks',
         scans: task.sources.map((source) => scanContent(utf8Text(source), task.variables)),
       };
+    case 'noop':
+      return { kind: 'noop' };
     case 'warm': {
       const { text } = await checkDefinition(Buffer.from(WARM_DEFINITION));
       convertDefinition(text, 'json', 'yaml');

@@ -36,7 +36,7 @@ export interface TestAppOptions {
   /** build a second instance over the same database and counter store */
   sharedWith?: TestApp;
   /** more of the composition root's seams (a webhook resolver) */
-  overrides?: Pick<DepsOverrides, 'webhookResolver' | 'onWebhookError'>;
+  overrides?: Pick<DepsOverrides, 'webhookResolver' | 'onWebhookError' | 'workerQueueTimeoutMs'>;
   /**
    * Start from an empty database that the app's migrator fills, as on a first start; by default the
    * database is a copy of the run's template, which the same migrations made (test/helpers/templates.ts).

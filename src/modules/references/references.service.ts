@@ -187,6 +187,10 @@ export class ReferencesService {
     } catch (error) {
       if (!(error instanceof TaskFailedError)) throw error;
       if (error.reason === 'crashed') throw error;
+      // Busy threads say nothing of the file: the same upload can succeed later.
+      if (error.reason === 'busy') {
+        throw new ServiceUnavailableError(`The definition could not be checked: it ${error.message}.`, 5);
+      }
       throw fileProblem(`The definition could not be checked: it ${error.message}.`);
     }
     if (!result.ok) throw new AppError(result.status, result.message, result.details);
