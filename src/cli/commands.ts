@@ -15,15 +15,32 @@ const projectFlags = {
   access: { type: 'string' },
   'base-path': { type: 'string' },
   host: { type: 'string' },
+  variables: { type: 'string' },
 } as const;
 
-function projectFields(values: { plan?: string; access?: string; 'base-path'?: string; host?: string }) {
+function projectFields(values: {
+  plan?: string;
+  access?: string;
+  'base-path'?: string;
+  host?: string;
+  variables?: string;
+}) {
   return {
+    ...(values.variables !== undefined ? { variables: jsonOption(values.variables, 'variables') } : {}),
     ...(values.plan !== undefined ? { plan: oneOf(values.plan, PLANS, 'plan') } : {}),
     ...(values.access !== undefined ? { access: oneOf(values.access, ACCESS_MODES, 'access') } : {}),
     ...(values['base-path'] !== undefined ? { basePath: values['base-path'] || null } : {}),
     ...(values.host !== undefined ? { host: values.host || null } : {}),
   };
+}
+
+/** A flag's JSON text, parsed (the service checks its shape). */
+function jsonOption(text: string, flag: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new UsageError(`--${flag} is not JSON: ${(error as Error).message}`);
+  }
 }
 
 function permissionList(raw: string | undefined): 'all' | Permission[] {

@@ -14,8 +14,8 @@ export interface CliIo {
 
 const USAGE = `usage: quire <command>
   serve | migrate
-  project create --name NAME [--plan free|grow|enterprise] [--access public|invite] [--base-path PATH] [--host URL]
-  project update ID [--name] [--plan] [--access] [--base-path] [--host]
+  project create --name NAME [--plan free|grow|enterprise] [--access public|invite] [--base-path PATH] [--host URL] [--variables JSON]
+  project update ID [--name] [--plan] [--access] [--base-path] [--host] [--variables JSON]
   project list
   key create --project ID [--name NAME] [--permissions all|P1,P2,...] [--versions all|ID1,ID2,...] [--user USER_ID]
   key revoke ID

@@ -13,7 +13,7 @@ import type { Webhook } from '../modules/webhooks/webhooks.presenter.ts';
 
 /** One setting of a project that a change moved, for the audit scope it belongs to. */
 export interface ProjectChange {
-  field: 'name' | 'plan' | 'access' | 'basePath' | 'host';
+  field: 'name' | 'plan' | 'access' | 'basePath' | 'host' | 'variables';
   from: string | null;
   to: string | null;
 }

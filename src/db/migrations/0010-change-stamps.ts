@@ -9,7 +9,8 @@ import type { Migration } from './helpers.ts';
  * Triggers bump it in the writing transaction itself, on every write to what a page answer is made
  * of: a page (any column: its fields, its contents, its deletion, the titles that [auto$] links show),
  * a section or a version (slugs in the path, deletion), a project's variables. So no code path, and no
- * operator's edit in the database (variables have no API), can change an answer without retiring it.
+ * operator's edit in the database, can change an answer without retiring it (variables are set with
+ * `bin/quire project update --variables`, or in the database).
  * New sections and versions hold no page yet: their inserts need none.
  *
  * The triggers belong to the tables they watch: they are written to be made again should this

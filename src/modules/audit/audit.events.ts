@@ -20,6 +20,8 @@ const PROJECT_FIELD_SCOPE = {
   access: 'security',
   basePath: 'hosting',
   host: 'hosting',
+  // What every page of the project reads.
+  variables: 'content',
 } as const;
 
 const content = (entity: string, entityId: number, operation: AuditEntry['operation']) =>

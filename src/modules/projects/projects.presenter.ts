@@ -1,8 +1,11 @@
 import type { ProjectSettings } from '../../auth/actor.ts';
 import { formatApiDate } from '../../shared/dates.ts';
+import { parseVariables } from '../../shared/serialised.ts';
 import type { ProjectRow } from './projects.repository.ts';
 
 export interface ProjectRecord extends ProjectSettings {
+  /** what `%name%` and `%a.b%` in its pages read */
+  variables: Readonly<Record<string, unknown>>;
   created: string;
   updated: string;
 }
@@ -21,6 +24,7 @@ export function projectSettings(row: ProjectRow): ProjectSettings {
 export function presentProject(row: ProjectRow): ProjectRecord {
   return {
     ...projectSettings(row),
+    variables: parseVariables(row.variables),
     created: formatApiDate(row.created),
     updated: formatApiDate(row.updated),
   };

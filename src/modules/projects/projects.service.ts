@@ -9,6 +9,7 @@ import type { ProjectChange } from '../../events/change-events.ts';
 import type { ChangeRecorder } from '../../events/change-recorder.ts';
 import { toStoredDate } from '../../shared/dates.ts';
 import { assertNotBlank } from '../../shared/text.ts';
+import { storedVariables } from './project-variables.ts';
 import { presentProject, projectSettings, type ProjectRecord } from './projects.presenter.ts';
 import { projectsRepository as repo, type ProjectOwned } from './projects.repository.ts';
 
@@ -24,6 +25,8 @@ export interface ProjectInput {
   access?: AccessMode;
   basePath?: string | null;
   host?: string | null;
+  /** what `%name%` and `%a.b%` in pages read: replaced whole; checked by storedVariables */
+  variables?: unknown;
 }
 
 /** What creating a project needs: who acts, from where; the new project is its own scope. */
@@ -48,6 +51,7 @@ export class ProjectsService {
 
   async create(ctx: ProjectCreateContext, input: ProjectInput): Promise<ProjectRecord> {
     assertNotBlank('name', input.name);
+    const variables = input.variables === undefined ? '{}' : storedVariables('variables', input.variables);
     const now = toStoredDate(this.clock.now());
     return inTransaction(this.db, ctx, async (tx) => {
       const row = await repo.insert(tx.transaction, {
@@ -56,7 +60,7 @@ export class ProjectsService {
         access: input.access ?? 'public',
         base_path: input.basePath ?? null,
         host: input.host ?? null,
-        variables: '{}',
+        variables,
         created: now,
         updated: now,
       });
@@ -69,6 +73,8 @@ export class ProjectsService {
   /** Changes the settings of the scope's project. */
   async update(ctx: UseCaseContext, input: Partial<ProjectInput>): Promise<ProjectRecord> {
     if (input.name !== undefined) assertNotBlank('name', input.name);
+    const variables =
+      input.variables === undefined ? undefined : storedVariables('variables', input.variables);
     const id = ctx.scope.project.id;
     const updated = await inTransaction(this.db, ctx, async (tx) => {
       const before = await repo.findById(tx.transaction, id);
@@ -79,6 +85,7 @@ export class ProjectsService {
         ...(input.access !== undefined ? { access: input.access } : {}),
         ...(input.basePath !== undefined ? { base_path: input.basePath } : {}),
         ...(input.host !== undefined ? { host: input.host } : {}),
+        ...(variables !== undefined ? { variables } : {}),
         updated: toStoredDate(this.clock.now()),
       });
       const candidates: ProjectChange[] = [
@@ -87,6 +94,7 @@ export class ProjectsService {
         { field: 'access', from: before.access, to: row.access },
         { field: 'basePath', from: before.base_path, to: row.base_path },
         { field: 'host', from: before.host, to: row.host },
+        { field: 'variables', from: before.variables, to: row.variables },
       ];
       const changes = candidates.filter((c) => c.from !== c.to);
       const project = presentProject(row);

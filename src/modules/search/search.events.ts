@@ -63,6 +63,15 @@ export function searchSubscriber(indexer: SearchIndexer): ChangeSubscriber {
         // An unpublished post is for the changelog's editors only.
         if (event.post.published) return index((t) => indexer.changelogPost(t, event.post.id));
         return;
+      case 'project.updated':
+        // Entries hold the text as read, variables in place: every entry of the project is derived
+        // again (references included, whose text has none: one method for the whole project).
+        if (event.changes.some((change) => change.field === 'variables')) {
+          await index(async (t) => {
+            await indexer.project(t, event.projectId);
+          });
+        }
+        return;
       // Nothing readers can find changes: new pages are drafts, new sections and versions are empty,
       // and the rest are not content.
       case 'page.created':
@@ -70,7 +79,6 @@ export function searchSubscriber(indexer: SearchIndexer): ChangeSubscriber {
       case 'category.created':
       case 'version.created':
       case 'project.created':
-      case 'project.updated':
       case 'api_key.created':
       case 'api_key.revoked':
       case 'user.created':
