@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
+import { MAX_TIMER_MS, ThreadTurns } from './thread-turns.ts';
 import type { Task, TaskEnvelope, TaskResult, TaskResults } from './tasks.ts';
 
 export interface WorkerPoolOptions {
@@ -8,9 +9,9 @@ export interface WorkerPoolOptions {
   /** the longest one task may run, from when a thread takes it, before its thread is stopped (ms) */
   taskTimeoutMs: number;
   /**
-   * the longest one task may wait for a thread (all busy, or one starting) before it is given up
-   * (ms; default the task timeout, at least 30 s: a thread's start, loading the tasks at a lower
-   * priority, took more than 10 s on a loaded machine)
+   * the longest one task may wait for its turn at a thread, all of them being busy, before it is
+   * given up (ms; default the task timeout, at least 30 s: a task ahead may be waiting for a new
+   * thread to load the tasks, which took more than 10 s on a loaded machine)
    */
   queueTimeoutMs?: number;
   /** the heap one thread may grow to (MiB); a task that needs more stops its thread */
@@ -20,8 +21,8 @@ export interface WorkerPoolOptions {
 }
 
 /**
- * Why a task did not finish: out of time, out of memory, or its thread died; or it never started,
- * every thread being busy for as long as a task may wait (`busy`: the input is not at fault).
+ * Why a task did not finish: out of time, out of memory, or its thread died; or it never had a
+ * thread, every one being busy for as long as a task may wait (`busy`: the input is not at fault).
  */
 export class TaskFailedError extends Error {
   constructor(
@@ -37,11 +38,8 @@ export class TaskFailedError extends Error {
 const COMPILED = import.meta.url.endsWith('.js');
 const TASKS_FILE = new URL(COMPILED ? './tasks.js' : './tasks.ts', import.meta.url).href;
 
-/** At least this long a task may wait for a thread: a new thread loads the tasks first. */
+/** At least this long a task may wait for its turn, however short the task timeout. */
 const MIN_QUEUE_TIMEOUT_MS = 30_000;
-
-/** The longest delay setTimeout takes as it is; a check further away is simply made again. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 const envelopeOf = (task: Task): TaskEnvelope => ({
   task,
@@ -54,10 +52,11 @@ const seconds = (ms: number): string => `${ms / 1000} s`;
 /**
  * The event loop answers requests; everything that takes long on large input (parsing, validating
  * and converting OpenAPI documents, rendering large pages) runs here, in worker threads, each task
- * bounded in time and in memory, at a lower scheduling priority than the event loop. A task's time
- * counts from when a thread starts it (the thread writes the moment into a shared cell): waiting for
- * a busy or starting thread is bounded apart, and a task that waited too long fails as `busy`, which
- * says nothing of its input. Threads beyond
+ * bounded in time and in memory, at a lower scheduling priority than the event loop. A task waits
+ * here for its turn while every thread is busy, a bounded time, past which it fails as `busy` (which
+ * says nothing of its input); only then does it go to the thread pool. Its time counts from when a
+ * thread starts it (the thread writes the moment into a shared cell), not while a thread starts.
+ * Threads beyond
  * `minThreads` start on first use and stop after a minute idle. Worker threads load the task module
  * as the main thread runs: compiled, or through tsx.
  */
@@ -68,11 +67,15 @@ export class WorkerPool {
   private readonly memoryMb: number;
   /** the tasks submitted and not yet settled */
   private readonly inFlight = new Set<TaskEnvelope>();
+  private readonly turns: ThreadTurns;
+  private closed = false;
 
   constructor(options: WorkerPoolOptions) {
     this.timeoutMs = options.taskTimeoutMs;
     this.queueTimeoutMs = options.queueTimeoutMs ?? Math.max(options.taskTimeoutMs, MIN_QUEUE_TIMEOUT_MS);
     this.memoryMb = options.memoryMb;
+    const threads = options.threads ?? Math.max(1, Math.min(4, availableParallelism()));
+    this.turns = new ThreadTurns(threads);
     const execArgv =
       COMPILED || process.execArgv.some((arg) => arg === 'tsx' || arg.includes('/tsx/'))
         ? process.execArgv
@@ -81,7 +84,7 @@ export class WorkerPool {
     this.piscina = new Piscina({
       filename: TASKS_FILE,
       minThreads: options.minThreads ?? 0,
-      maxThreads: options.threads ?? Math.max(1, Math.min(4, availableParallelism())),
+      maxThreads: threads,
       idleTimeout: 60_000,
       niceIncrement: 10,
       execArgv,
@@ -109,71 +112,56 @@ export class WorkerPool {
     return count;
   }
 
-  /** Tasks still queued are refused; a running one is stopped. */
+  /** Tasks still waiting are refused; a running one is stopped. */
   async close(): Promise<void> {
+    this.closed = true;
+    this.turns.refuseAll();
     await this.piscina.destroy();
   }
 
   /**
-   * Runs a task under both bounds. One timer checks them: until the thread marks the task started,
-   * against the wait's end; then against the start plus the task timeout. The timer first fires at
-   * the nearer of the two bounds; an unstarted task is looked at again as often, at most, as that.
+   * Runs a task once it has its turn (waiting at most `queueTimeoutMs`), stopping it `timeoutMs`
+   * after its thread started it. The timer looks at the shared cell every `timeoutMs` until the task
+   * has started (a new thread may be loading the tasks), then waits for the deadline.
    */
   private async submit(task: Task, queueTimeoutMs: number, timeoutMs: number): Promise<TaskResult> {
+    if (this.closed) throw new TaskFailedError('crashed', 'was refused: the worker pool is closed');
+    if (!this.turns.tryTake() && !(await this.turns.wait(queueTimeoutMs))) {
+      if (this.closed) throw new TaskFailedError('crashed', 'was refused: the worker pool is closed');
+      throw new TaskFailedError('busy', `waited ${seconds(queueTimeoutMs)} for a free worker thread`);
+    }
     const envelope = envelopeOf(task);
     const abort = new AbortController();
     let expired: TaskFailedError | undefined;
     let timer: NodeJS.Timeout | undefined;
-    // An unbounded wait or run has no timer (setTimeout would read Infinity as 1 ms).
+    // An unbounded run has no timer (setTimeout would read Infinity as 1 ms).
     const schedule = (ms: number) => {
       if (!Number.isFinite(ms)) return;
       timer = setTimeout(check, Math.min(Math.max(0, ms), MAX_TIMER_MS));
       timer.unref();
     };
     const check = () => {
-      const now = Date.now();
       const startedAfter = Atomics.load(envelope.started, 0);
-      if (startedAfter === 0) {
-        const waited = now - envelope.submitted;
-        if (waited >= queueTimeoutMs) {
-          expired = new TaskFailedError('busy', `waited ${seconds(queueTimeoutMs)} for a free worker thread`);
-          abort.abort();
-        } else {
-          schedule(Math.min(queueTimeoutMs - waited, timeoutMs));
-        }
-        return;
-      }
+      if (startedAfter === 0) return schedule(timeoutMs);
       const deadline = envelope.submitted + startedAfter - 1 + timeoutMs;
-      if (now >= deadline) {
-        expired = new TaskFailedError('timeout', `did not finish within ${seconds(timeoutMs)}`);
-        abort.abort();
-      } else {
-        schedule(deadline - now);
-      }
+      const now = Date.now();
+      if (now < deadline) return schedule(deadline - now);
+      expired = new TaskFailedError('timeout', `did not finish within ${seconds(timeoutMs)}`);
+      abort.abort();
     };
-    schedule(Math.min(queueTimeoutMs, timeoutMs));
+    schedule(timeoutMs);
     this.inFlight.add(envelope);
     try {
       return await this.piscina.run(envelope, { signal: abort.signal });
     } catch (error) {
-      const failure = expired ?? this.failure(error);
-      if (failure.reason !== 'busy') this.replaceStoppedThread();
-      throw failure;
+      throw expired ?? this.failure(error);
     } finally {
       clearTimeout(timer);
       this.inFlight.delete(envelope);
+      // The next task goes to the pool once this one has left it: a thread stopped under it is gone
+      // by now, and the pool starts a new one for the next.
+      this.turns.release();
     }
-  }
-
-  /**
-   * A thread stopped under a task (out of time or memory, or dead) is replaced only up to
-   * `minThreads`: with none kept, tasks queued behind it would wait until the next task is
-   * submitted. Submitting a task that does nothing starts a thread if the pool has room, which takes
-   * the queue in order.
-   */
-  private replaceStoppedThread(): void {
-    if (this.piscina.queueSize === 0) return;
-    this.piscina.run(envelopeOf({ kind: 'noop' })).catch(() => undefined);
   }
 
   private failure(error: unknown): TaskFailedError {

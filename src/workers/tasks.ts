@@ -23,9 +23,7 @@ export type Task =
   | { kind: 'referenceOperations'; definition: string | Uint8Array; format: DefinitionFormat }
   /** pages' Darkdown contents read for their links and heading anchors (the broken-links report) */
   | { kind: 'scanLinks'; sources: Array<string | Uint8Array>; variables: Readonly<Record<string, unknown>> }
-  | { kind: 'warm' }
-  /** nothing: starts a thread when one stopped with tasks queued (src/workers/pool.ts) */
-  | { kind: 'noop' };
+  | { kind: 'warm' };
 
 export interface TaskResults {
   checkDefinition:
@@ -42,7 +40,6 @@ export interface TaskResults {
   /** one scan per source, in the same order */
   scanLinks: { kind: 'scanLinks'; scans: ContentScan[] };
   warm: { kind: 'warm' };
-  noop: { kind: 'noop' };
 }
 
 export type TaskResult = TaskResults[keyof TaskResults];
@@ -123,8 +120,6 @@ export async function run(task: Task): Promise<TaskResult> {
         kind: 'scanLinks',
         scans: task.sources.map((source) => scanContent(utf8Text(source), task.variables)),
       };
-    case 'noop':
-      return { kind: 'noop' };
     case 'warm': {
       const { text } = await checkDefinition(Buffer.from(WARM_DEFINITION));
       convertDefinition(text, 'json', 'yaml');
