@@ -6,7 +6,7 @@ import { Metrics } from './http/metrics-collector.ts';
 import { ChangeRecorder } from './events/change-recorder.ts';
 import { ChangeStamps } from './db/change-stamps.ts';
 import { AllService } from './modules/all/all.service.ts';
-import { auditSubscriber } from './modules/audit/audit.events.ts';
+import { auditSubscriber } from './modules/audit/audit.subscriber.ts';
 import { AuditService } from './modules/audit/audit.service.ts';
 import { ChangelogsService } from './modules/changelogs/changelogs.service.ts';
 import { BrokenLinksService } from './modules/links/links.service.ts';

@@ -1,9 +1,6 @@
-import type { Actor } from '../../auth/actor.ts';
 import type { AuditLogTable } from '../../db/schema.ts';
 import type { ChangeEvent } from '../../events/change-events.ts';
-import type { ChangeSubscriber } from '../../events/change-recorder.ts';
-import { toStoredDate } from '../../shared/dates.ts';
-import { auditRepository } from './audit.repository.ts';
+import { isSettingsEvent, settingsEntries, type SettingsEvent } from './audit.settings-events.ts';
 
 export interface AuditEntry {
   scope: AuditLogTable['scope'];
@@ -14,79 +11,19 @@ export interface AuditEntry {
   details?: Record<string, unknown>;
 }
 
-const PROJECT_FIELD_SCOPE = {
-  name: 'other',
-  plan: 'plan',
-  access: 'security',
-  basePath: 'hosting',
-  host: 'hosting',
-  // What every page of the project reads.
-  variables: 'content',
-} as const;
-
 const content = (entity: string, entityId: number, operation: AuditEntry['operation']) =>
   ({ scope: 'content', entity, entityId, operation }) as const;
 
-/** The audit entries of a change: one, except a project update, which has one per changed setting. */
+/**
+ * The audit entries of a change: one, except a project update, which has one per changed setting.
+ * Settings changes are mapped in audit.settings-events.ts, content changes here.
+ */
 export function auditEntries(event: ChangeEvent): AuditEntry[] {
+  return isSettingsEvent(event) ? settingsEntries(event) : contentEntries(event);
+}
+
+function contentEntries(event: Exclude<ChangeEvent, SettingsEvent>): AuditEntry[] {
   switch (event.type) {
-    case 'project.created':
-      return [
-        {
-          scope: 'other',
-          entity: 'project',
-          entityId: event.project.id,
-          operation: 'INS',
-          message: `Project '${event.project.name}' created`,
-          details: { plan: event.project.plan, access: event.project.access },
-        },
-      ];
-    case 'project.updated':
-      // Each kind of change goes to its own scope, as the audit log's consumers filter by scope.
-      return event.changes.map(({ field, from, to }) => ({
-        scope: PROJECT_FIELD_SCOPE[field],
-        entity: 'project',
-        entityId: event.project.id,
-        operation: 'UPD',
-        message: `Project ${field} changed`,
-        details: { field, from, to },
-      }));
-    case 'api_key.created':
-      return [
-        {
-          scope: 'security',
-          entity: 'apiKey',
-          entityId: event.key.id,
-          operation: 'INS',
-          message: `API key '${event.key.name}' created`,
-          details: {
-            permissions: event.key.permissions,
-            versions: event.key.versions,
-            prefix: event.key.prefix,
-          },
-        },
-      ];
-    case 'api_key.revoked':
-      return [
-        {
-          scope: 'security',
-          entity: 'apiKey',
-          entityId: event.key.id,
-          operation: 'DEL',
-          message: `API key '${event.key.name}' revoked`,
-        },
-      ];
-    case 'user.created':
-      return [
-        {
-          scope: 'users',
-          entity: 'user',
-          entityId: event.user.id,
-          operation: 'INS',
-          message: `User ${event.user.email} added as ${event.user.role}`,
-          details: { name: event.user.name, role: event.user.role },
-        },
-      ];
     case 'version.created':
       return [
         {
@@ -224,46 +161,6 @@ export function auditEntries(event: ChangeEvent): AuditEntry[] {
           details: { versionId: event.versionId, format: event.format },
         },
       ];
-    case 'reader_access.granted': {
-      const { email, expiresAt, revoked } = event.access;
-      if (event.before === null) {
-        return [
-          {
-            scope: 'security',
-            entity: 'readerAccess',
-            entityId: event.accessId,
-            operation: 'INS',
-            message: `Reader access granted to ${email}`,
-            details: { email, expiresAt },
-          },
-        ];
-      }
-      return [
-        {
-          scope: 'security',
-          entity: 'readerAccess',
-          entityId: event.accessId,
-          operation: 'UPD',
-          message: `Reader access granted again to ${email}`,
-          details: {
-            email,
-            before: { expiresAt: event.before.expiresAt, revoked: event.before.revoked },
-            after: { expiresAt, revoked },
-          },
-        },
-      ];
-    }
-    case 'reader_access.revoked':
-      return [
-        {
-          scope: 'security',
-          entity: 'readerAccess',
-          entityId: event.accessId,
-          operation: 'DEL',
-          message: `Reader access revoked for ${event.access.email}`,
-          details: { email: event.access.email },
-        },
-      ];
     case 'page.deleted':
       return [
         {
@@ -304,69 +201,8 @@ export function auditEntries(event: ChangeEvent): AuditEntry[] {
           details: { slug: event.changelog.slug },
         },
       ];
-    case 'webhook.created':
-      // Where the project's changes will be sent is a security matter; the secret is never logged.
-      return [
-        {
-          scope: 'security',
-          entity: 'webhook',
-          entityId: event.webhook.id,
-          operation: 'INS',
-          message: `Webhook to ${event.webhook.url} created`,
-          details: { url: event.webhook.url, events: event.webhook.events },
-        },
-      ];
-    case 'webhook.deleted':
-      return [
-        {
-          scope: 'security',
-          entity: 'webhook',
-          entityId: event.webhook.id,
-          operation: 'DEL',
-          message: `Webhook to ${event.webhook.url} deleted`,
-          details: { url: event.webhook.url },
-        },
-      ];
     case 'import.completed':
       // Every version, section, page and reference the import wrote has its own entry already.
       return [];
   }
 }
-
-const SOURCE = { key: 'api', cli: 'cli', system: 'system' } as const;
-
-function actorLabels(actor: Actor): { user_label: string | null; api_key_label: string | null } {
-  if (actor.kind !== 'key') return { user_label: null, api_key_label: null };
-  return {
-    user_label: actor.user ? `${actor.user.id} ${actor.user.email}` : null,
-    api_key_label: `${actor.keyId} ${actor.keyName}`,
-  };
-}
-
-/** The audit log follows every change, written in the change's own transaction. */
-export const auditSubscriber: ChangeSubscriber = async (trx, { event, actor, ipAddress, at }, writes) => {
-  const source: Record<string, unknown> = { source: SOURCE[actor.kind] };
-  if (actor.kind === 'system') source.job = actor.job;
-  const entries = auditEntries(event);
-  if (entries.length === 0) return;
-  const timestamp = toStoredDate(at);
-  const labels = actorLabels(actor);
-  // One insert of every entry, sent with the change's other writes.
-  writes.add(
-    auditRepository.insertion(
-      trx,
-      entries.map((entry) => ({
-        project_id: event.projectId,
-        timestamp,
-        scope: entry.scope,
-        entity: entry.entity,
-        entity_id: String(entry.entityId),
-        operation: entry.operation,
-        message: entry.message,
-        details: JSON.stringify({ ...(entry.details ?? {}), ...source }),
-        ip_address: ipAddress,
-        ...labels,
-      })),
-    ),
-  );
-};
