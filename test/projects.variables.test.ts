@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../src/cli/main.ts';
-import { auditEntries, createWorld } from './helpers/factories.ts';
+import { adminContext, auditEntries, createWorld } from './helpers/factories.ts';
+import { openapiJson, upload } from './helpers/references.ts';
 import { buildTestApp, client, useTestApp, type TestApp } from './helpers/test-app.ts';
 
 const t = useTestApp();
@@ -149,5 +150,56 @@ describe('project variables (bin/quire project create|update --variables)', () =
     expect(ok.code, ok.stderr).toBe(0);
     const shown = await quire(t, 'project', 'update', String(w.project.id), '--name', 'Renamed');
     expect(shown.json).toMatchObject({ name: 'Renamed', variables: JSON.parse(deepest) as unknown });
+  });
+
+  it("derives the search entries of pages and posts again, and keeps those of the project's references", async () => {
+    const w = await createWorld(t.deps);
+    const api = client(t.app, w.key);
+    await publishedPage(api, w.documentation.id);
+    const uploaded = await upload(t.app, w.key, w.version.id, openapiJson('Pets API'));
+    expect(uploaded.statusCode).toBe(201);
+    const changelog = await t.deps.changelogs.create(
+      await adminContext(t.deps, { projectId: w.project.id }),
+      {
+        title: 'Updates',
+      },
+    );
+    const post = await api.post(`/changelog/${changelog.id}/post`, {
+      title: 'New features',
+      content: 'What %product% does now.',
+      published: true,
+    });
+    expect(post.statusCode).toBe(200);
+    const entries = () =>
+      t.deps.database.db
+        .selectFrom('search_entries')
+        .select(['id', 'reference_id'])
+        .where('project_id', '=', w.project.id)
+        .orderBy('id')
+        .execute();
+    const before = await entries();
+    const referenceIds = before.filter((e) => e.reference_id !== null).map((e) => e.id);
+    expect(referenceIds.length).toBeGreaterThan(0);
+
+    const set = await quire(
+      t,
+      'project',
+      'update',
+      String(w.project.id),
+      '--variables',
+      '{"product":"Quire"}',
+    );
+    expect(set.code, set.stderr).toBe(0);
+
+    const after = await entries();
+    // The references' entries are the same rows; the others are new ones, as many as before.
+    expect(after.filter((e) => e.reference_id !== null).map((e) => e.id)).toEqual(referenceIds);
+    const texts = after.filter((e) => e.reference_id === null);
+    expect(texts).toHaveLength(before.length - referenceIds.length);
+    const firstBefore = Math.max(...before.map((e) => e.id));
+    expect(texts.every((e) => e.id > firstBefore)).toBe(true);
+    const hits = await api.get('/search?query=Quire');
+    const titles = hits.json<{ hits: Array<{ title: string }> }>().hits.map((hit) => hit.title);
+    expect(titles).toEqual(expect.arrayContaining(['About', 'New features']));
   });
 });

@@ -64,11 +64,11 @@ export function searchSubscriber(indexer: SearchIndexer): ChangeSubscriber {
         if (event.post.published) return index((t) => indexer.changelogPost(t, event.post.id));
         return;
       case 'project.updated':
-        // Entries hold the text as read, variables in place: every entry of the project is derived
-        // again (references included, whose text has none: one method for the whole project).
+        // Entries hold the text as read, variables in place: those of pages and posts are derived
+        // again (a definition's have none).
         if (event.changes.some((change) => change.field === 'variables')) {
           await index(async (t) => {
-            await indexer.project(t, event.projectId);
+            await indexer.projectTexts(t, event.projectId);
           });
         }
         return;

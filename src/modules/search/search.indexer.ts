@@ -115,6 +115,31 @@ export class SearchIndexer {
     return entries.length;
   }
 
+  /**
+   * The entries of a project's pages and changelog posts derived again, its references' kept: what a
+   * change of the project's variables alters (a definition's text has none, and reading a large one
+   * again would hold the write transaction for seconds).
+   */
+  async projectTexts(trx: Executor, projectId: number): Promise<number> {
+    const stale = await trx
+      .selectFrom('search_entries')
+      .select('id')
+      .where('project_id', '=', projectId)
+      .where('reference_id', 'is', null)
+      .execute();
+    await this.removeFts(trx, stale);
+    await trx
+      .deleteFrom('search_entries')
+      .where('project_id', '=', projectId)
+      .where('reference_id', 'is', null)
+      .execute();
+    const pages = await visiblePages(trx).where('v.project_id', '=', projectId).execute();
+    const posts = await visiblePosts(trx).where('c.project_id', '=', projectId).execute();
+    const entries = [...(await entriesOfPages(pages)), ...(await entriesOf(posts, postEntries))];
+    await this.insert(trx, entries);
+    return entries.length;
+  }
+
   private async referenceEntries(
     references: ReadonlyArray<{
       id: number;
@@ -158,14 +183,22 @@ export class SearchIndexer {
       await sql`delete from search_fts where rowid in (
         select id from search_entries where page_id = ${id})`.execute(trx);
     } else if (this.dialect === 'sqlite') {
-      const rows = await trx.selectFrom('search_entries').select('id').where(scope, '=', id).execute();
-      for (let start = 0; start < rows.length; start += BATCH) {
-        const ids = rows.slice(start, start + BATCH).map((row) => sql`${row.id}`);
-        await sql`delete from search_fts where rowid in (${sql.join(ids)})`.execute(trx);
-        if (start + BATCH < rows.length) await setImmediate();
-      }
+      await this.removeFts(
+        trx,
+        await trx.selectFrom('search_entries').select('id').where(scope, '=', id).execute(),
+      );
     }
     await trx.deleteFrom('search_entries').where(scope, '=', id).execute();
+  }
+
+  /** SQLite: the FTS rows of some entries, batch by batch, the event loop answering between them. */
+  private async removeFts(trx: Executor, rows: ReadonlyArray<{ id: number }>): Promise<void> {
+    if (this.dialect !== 'sqlite') return;
+    for (let start = 0; start < rows.length; start += BATCH) {
+      const ids = rows.slice(start, start + BATCH).map((row) => sql`${row.id}`);
+      await sql`delete from search_fts where rowid in (${sql.join(ids)})`.execute(trx);
+      if (start + BATCH < rows.length) await setImmediate();
+    }
   }
 
   /**
