@@ -1,14 +1,12 @@
 import { InvalidFieldError } from '../../errors.ts';
 
 /** The variables of one project, serialised, at most (they travel with every page read). */
-export const MAX_VARIABLES_BYTES = 64 * 1024;
+const MAX_VARIABLES_BYTES = 64 * 1024;
 /** Levels of nesting: `%a.b.c%` names three. */
-export const MAX_VARIABLES_DEPTH = 8;
+const MAX_VARIABLES_DEPTH = 8;
 
 /** A name `%name%` or one part of `%a.b%` can reach (src/content/variables.ts). */
 const NAME = /^[A-Za-z_][\w-]*$/;
-
-export type ProjectVariables = { [name: string]: string | number | boolean | ProjectVariables };
 
 /**
  * Checks a project's variables as given and answers them as stored (JSON text): an object whose
