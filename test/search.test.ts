@@ -241,6 +241,52 @@ describe('search content', () => {
     );
   });
 
+  it('finds words joined by punctuation (paths, files, hosts, addresses) and marks them in place', async () => {
+    const w = await createWorld(t.deps);
+    const api = client(t.app, w.key);
+    await publishedPage(
+      api,
+      w.documentation.id,
+      'Setup of docs/setup.md',
+      'Call api.example.com/v2/widgets with user_id, or write to help@quire.example. Then 😀 relax.',
+    );
+    const yaml = [
+      'openapi: 3.1.0',
+      'info: { title: Store, version: "1" }',
+      'paths:',
+      '  /kennels/{kennel_id}:',
+      '    get:',
+      '      parameters: [{ name: kennel_id, in: path, required: true, schema: { type: string } }]',
+      '      responses: { "200": { description: OK } }',
+      '',
+    ].join('\n');
+    expect((await upload(t.app, w.key, w.version.id, yaml, { publish: true })).statusCode).toBe(201);
+
+    const kennels = await hitsOf(api, { query: 'kennels' });
+    expect(titles(kennels)).toEqual(['GET /kennels/{kennel_id}']);
+    expect(kennels.hits[0]?.highlight.title).toBe('GET /<mark>kennels</mark>/{<mark>kennel</mark>_id}');
+    expect(titles(await hitsOf(api, { query: 'kennel id' }))).toEqual(['GET /kennels/{kennel_id}']);
+
+    // (A phrase is one mark on SQLite, a mark per word on PostgreSQL.)
+    const cases: Array<[string, string[]]> = [
+      ['widgets', ['api.example.com/v2/<mark>widgets</mark>']],
+      ['example', ['api.<mark>example</mark>.com']],
+      ['user', ['<mark>user</mark>_id']],
+      ['help', ['<mark>help</mark>@quire.example']],
+      ['"v2 widgets"', ['api.example.com/<mark>v2', 'widgets</mark> with']],
+    ];
+    for (const [query, marked] of cases) {
+      const result = await hitsOf(api, { query });
+      expect(titles(result), query).toEqual(['Setup of docs/setup.md']);
+      for (const part of marked) expect(result.hits[0]?.highlight.content, query).toContain(part);
+      expect(result.hits[0]?.highlight.content, query).toContain('Then 😀 relax.');
+    }
+    const file = await hitsOf(api, { query: 'setup md' });
+    expect(file.hits[0]?.highlight.title).toBe(
+      '<mark>Setup</mark> of docs/<mark>setup</mark>.<mark>md</mark>',
+    );
+  });
+
   it('narrows to a version (latest: the default one) and to a documentation section', async () => {
     const w = await createWorld(t.deps);
     const api = client(t.app, w.key);
@@ -564,6 +610,7 @@ describe('rebuilding the index', () => {
       '0009-webhooks',
       '0010-change-stamps',
       '0011-rendered-contents',
+      '0012-search-words',
     ];
     await db
       .deleteFrom('kysely_migration' as never)

@@ -39,15 +39,18 @@ const CATALOG: Record<string, string> = {
     select c.relname, c.relkind, c.relpersistence, c.reloptions, c.reltoastrelid <> 0 as toasted,
            c.relhastriggers, c.relrowsecurity, c.relreplident, c.relam
       from pg_class c where c.relnamespace = $1::regnamespace order by c.relname`,
+  // A dropped column stays in the catalog, invisible to SQL, and keeps its number (migration 0012
+  // drops two): columns compare by their order among those not dropped.
   columns: `
-    select c.relname, a.attnum, a.attname, format_type(a.atttypid, a.atttypmod) as type, a.attnotnull,
+    select c.relname, row_number() over (partition by c.oid order by a.attnum) as position, a.attname,
+           format_type(a.atttypid, a.atttypmod) as type, a.attnotnull,
            pg_get_expr(d.adbin, d.adrelid) as default, a.attgenerated, a.attidentity, a.attstorage,
-           a.attcompression, co.collname, a.attisdropped, a.attstattarget
+           a.attcompression, co.collname, a.attstattarget
       from pg_attribute a
       join pg_class c on c.oid = a.attrelid
       left join pg_attrdef d on d.adrelid = a.attrelid and d.adnum = a.attnum
       left join pg_collation co on co.oid = a.attcollation
-     where c.relnamespace = $1::regnamespace and a.attnum > 0
+     where c.relnamespace = $1::regnamespace and a.attnum > 0 and not a.attisdropped
      order by c.relname, a.attnum`,
   constraints: `
     select c.relname, k.conname, k.contype, pg_get_constraintdef(k.oid) as definition, k.condeferrable,

@@ -21,6 +21,7 @@ import { linkScans } from './migrations/0008-link-scans.ts';
 import { webhooks } from './migrations/0009-webhooks.ts';
 import { changeStamps } from './migrations/0010-change-stamps.ts';
 import { renderedContents } from './migrations/0011-rendered-contents.ts';
+import { searchWords } from './migrations/0012-search-words.ts';
 
 /** Append-only: never edit a migration that has shipped; add the next one here. */
 const MIGRATIONS: readonly Migration[] = [
@@ -35,6 +36,7 @@ const MIGRATIONS: readonly Migration[] = [
   webhooks,
   changeStamps,
   renderedContents,
+  searchWords,
 ];
 
 /**

@@ -44,6 +44,12 @@ const BM25 = sql`bm25(search_fts, 10.0, 1.0, 0.0)`;
 const RANK_WEIGHTS = '{0, 0, 0.1, 1}';
 const START = '\u0001';
 const STOP = '\u0002';
+/**
+ * What PostgreSQL's index reads as spaces (migration 0012): ASCII's punctuation. Highlights are made
+ * on the text so translated, one character for one, and put back on the stored text.
+ */
+const PUNCTUATION = '!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~';
+const SPACES = ' '.repeat(PUNCTUATION.length);
 
 /** Posts are searched unless a section is named: sections hold pages only. */
 const searchesPosts = (filter: SearchFilter): boolean => filter.posts && filter.documentationIds === null;
@@ -194,10 +200,11 @@ export class SearchRepository {
     const total = toCount(counted.rows[0]?.n);
     if (offset >= total) return { total, entries: [] };
     const options = `HighlightAll=true, StartSel=${START}, StopSel=${STOP}`;
+    const words = (text: RawBuilder<unknown>) => sql`translate(${text}, ${PUNCTUATION}, ${SPACES})`;
     const { rows } = await sql<MatchedEntry>`
       select e.id, e.section_type, e.version_slug, e.section, e.page, e.page_id, e.fragment, e.title,
-        e.content, ts_headline('english', e.title, e.q, ${options}) as title_marked,
-        ts_headline('english', e.content, e.q, ${options}) as content_marked
+        e.content, ts_headline('english', ${words(sql`e.title`)}, e.q, ${options}) as title_marked,
+        ts_headline('english', ${words(sql`e.content`)}, e.q, ${options}) as content_marked
       from (
         select e.*, q, e.title_document @@ q as titled, ts_rank(${RANK_WEIGHTS}::float4[], e.document, q) as rank
         from search_entries e, ${tsquery} q
@@ -206,6 +213,31 @@ export class SearchRepository {
         limit ${limit} offset ${offset}
       ) e
       order by e.titled desc, e.rank desc, e.id`.execute(db);
-    return { total, entries: rows };
+    const entries = rows.map((row) => ({
+      ...row,
+      title_marked: marksOnto(row.title_marked, row.title),
+      content_marked: marksOnto(row.content_marked, row.content),
+    }));
+    return { total, entries };
   }
+}
+
+/**
+ * The marks of a highlight made on the translated text, put on the stored text: the two are as long
+ * as each other, character for character, and differ only where the stored text has punctuation.
+ * Should the lengths differ (a headline that changed the text otherwise), the stored text unmarked.
+ */
+function marksOnto(marked: string, text: string): string {
+  let out = '';
+  let at = 0;
+  let from = 0;
+  for (let i = 0; i <= marked.length; i++) {
+    const char = marked[i];
+    if (i < marked.length && char !== START && char !== STOP) continue;
+    out += text.slice(at, at + i - from);
+    at += i - from;
+    if (char !== undefined) out += char;
+    from = i + 1;
+  }
+  return at === text.length ? out : text;
 }
