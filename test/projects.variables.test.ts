@@ -202,4 +202,57 @@ describe('project variables (bin/quire project create|update --variables)', () =
     const titles = hits.json<{ hits: Array<{ title: string }> }>().hits.map((hit) => hit.title);
     expect(titles).toEqual(expect.arrayContaining(['About', 'New features']));
   });
+
+  it('replaces each name where it was read, in every format: not a copy of it in an address or a code span', async () => {
+    const w = await createWorld(t.deps);
+    const api = client(t.app, w.key);
+    const set = await quire(t, 'project', 'update', String(w.project.id), '--variables', '{"v":"Value"}');
+    expect(set.code, set.stderr).toBe(0);
+    const source = [
+      '[Link %v%](https://example.com/%v%) then %v%, and `%v%` then %v%.',
+      '',
+      '| One | Two |',
+      '| --- | --- |',
+      '| %v% | %v% and a\\|b %v% |',
+      '',
+      '> Quoted [x](%v%)',
+      '> %v% ends.',
+      '',
+      '[Up](%v%) ![Logo of %v%](logo.png)',
+    ].join('\n');
+    const created = await api.post(`/documentation/${w.documentation.id}/page`, {
+      title: 'Places',
+      content: source,
+    });
+    expect(created.statusCode).toBe(200);
+    const id = created.json<{ id: number }>().id;
+    const read = async (format: string) =>
+      (await api.get(`/page/${id}?format=${format}`)).json<{ contentDraft: string }>().contentDraft;
+
+    expect(await read('markdown')).toBe(
+      [
+        '[Link Value](https://example.com/%v%) then Value, and `%v%` then Value.',
+        '',
+        '| One | Two |',
+        '| --- | --- |',
+        '| Value | Value and a\\|b Value |',
+        '',
+        '> Quoted [x](%v%)',
+        '> Value ends.',
+        '',
+        '[Up](%v%) ![Logo of Value](logo.png)',
+      ].join('\n'),
+    );
+    const html = await read('html');
+    expect(html).toContain(
+      '<a href="https://example.com/%25v%25">Link Value</a> then Value, and <code>%v%</code> then Value.',
+    );
+    expect(html).toContain('<td>Value</td>');
+    expect(html).toContain('<td>Value and a|b Value</td>');
+    expect(html).toContain('<a href="%25v%25">x</a>\nValue ends.');
+    expect(html).toContain('<img src="logo.png" alt="Logo of Value" />');
+    const text = await read('text');
+    expect(text).toContain('Link Value then Value, and %v% then Value.');
+    expect(text).toContain('Value ends.');
+  });
 });

@@ -10,7 +10,7 @@ import { PLUGIN_TEXT_TOKEN, PLUGIN_TOKEN, pluginMeta } from './block-plugin-rule
 import { escapeHtml } from './escape.ts';
 import { pluginToHtml, type HtmlNesting } from './html-plugins.ts';
 import { INLINE_TOKEN, VARIABLE_TOKEN, type InlineMeta } from './inline-rules.ts';
-import { inlineToText } from './inline-text.ts';
+import { inlineItemText, inlineToText } from './inline-text.ts';
 import { UNSAFE_LINK_TOKEN } from './link-safety.ts';
 import { darkdownParser } from './parser.ts';
 import { isInlineOnly, isPlainText } from './plain-text.ts';
@@ -197,6 +197,17 @@ function createRenderer(out: HtmlOutput): Renderer {
     return token ? inlineItemHtml(token.meta as InlineMeta, out) : '';
   };
   renderer.rules[VARIABLE_TOKEN] = (tokens, idx) => out.escape(tokens[idx]?.content ?? '');
+  // An image's alt text: markdown-it's own reading of its description, which knows no Darkdown tokens.
+  const asText = renderer.renderInlineAsText.bind(renderer);
+  renderer.renderInlineAsText = (tokens, options, env) =>
+    tokens
+      .map((token) => {
+        if (token.type === VARIABLE_TOKEN) return token.content;
+        if (token.type === INLINE_TOKEN) return inlineItemText(token.meta as InlineMeta);
+        if (token.type === 'image') return renderer.renderInlineAsText(token.children ?? [], options, env);
+        return asText([token], options, env);
+      })
+      .join('');
   renderer.rules[UNSAFE_LINK_TOKEN] = (tokens, idx) => out.escape(tokens[idx]?.content ?? '');
   renderer.rules[TASK_TOKEN] = (tokens, idx) =>
     `<input${out.attr('input', 'class', 'task-list-item-checkbox')}${out.attr('input', 'type', 'checkbox')}` +

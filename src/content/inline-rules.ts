@@ -14,8 +14,12 @@ export type InlineItem =
   | { kind: 'key'; key: string }
   | { kind: 'glossary'; term: string };
 
-/** Every construct the markdown renderer replaces in place carries the exact source text it came from. */
-export type RawMeta = { raw: string };
+/**
+ * Every construct the markdown renderer replaces in place carries the exact source text it came from,
+ * and where that text starts in the source the inline rule read (an inline token's content, when read
+ * at the top level rather than in an image's text or an inline footnote).
+ */
+export type RawMeta = { raw: string; at: number };
 export type InlineMeta = RawMeta & { item: InlineItem };
 export type VariableMeta = RawMeta & { value: string };
 export type AutoLinkMeta = RawMeta & { autoLink: { title: string; href: string } };
@@ -72,7 +76,7 @@ export function inlineTokenRule(state: StateInline, silent: boolean): boolean {
   if (item === null) return false;
   if (!silent) {
     const token = state.push(INLINE_TOKEN, '', 0);
-    const meta: InlineMeta = { raw: src.slice(pos, end + 1), item };
+    const meta: InlineMeta = { raw: src.slice(pos, end + 1), at: pos, item };
     token.meta = meta;
   }
   state.pos = end + 1;
@@ -94,7 +98,7 @@ export function variableRule(state: StateInline, silent: boolean): boolean {
   if (!silent) {
     const token = state.push(VARIABLE_TOKEN, '', 0);
     token.content = value;
-    const meta: VariableMeta = { raw: match[0], value };
+    const meta: VariableMeta = { raw: match[0], at: state.pos, value };
     token.meta = meta;
   }
   state.pos += match[0].length;
@@ -126,7 +130,7 @@ export function autoLinkRule(state: StateInline, silent: boolean): boolean {
     const title = stateOf(state.env).ctx.pageTitles?.get(`${doc}/${page}`) ?? page;
     const open = state.push('link_open', 'a', 1);
     open.attrs = [['href', normalized]];
-    const meta: AutoLinkMeta = { raw: match[0], autoLink: { title, href } };
+    const meta: AutoLinkMeta = { raw: match[0], at: state.pos, autoLink: { title, href } };
     open.meta = meta;
     const text = state.push('text', '', 0);
     text.content = title;

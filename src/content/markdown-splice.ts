@@ -25,7 +25,7 @@ import { commonMarkParser, gfmParser, tokensInSourceOrder } from './parser.ts';
 import type { Plugin } from './plugin-data.ts';
 import { rootState, type DarkdownState } from './render-state.ts';
 import { sanitizeHtmlBlock } from './sanitiser.ts';
-import { SourceLines, spliceText, type Replacement } from './source-lines.ts';
+import { InlineSearch, SourceLines, spliceText, type Replacement } from './source-lines.ts';
 
 /**
  * Markdown output by splicing (docs/decisions/0003-darkdown-engine.md, 0008-markdown-output-safety.md):
@@ -67,6 +67,8 @@ function inlineItemMarkdown({ item }: InlineMeta): string {
 interface Collected {
   readonly md: MarkdownIt;
   readonly darkdown: DarkdownHooks | undefined;
+  /** the inline token's content, where the places of what is replaced are */
+  readonly content: InlineSearch;
   /** text inserted in place of Darkdown (badges, variables…), which its surroundings might turn into markup */
   inserted: boolean;
   /**
@@ -76,8 +78,17 @@ interface Collected {
   recheck: boolean;
 }
 
-function collecting(md: MarkdownIt, darkdown: DarkdownHooks | undefined): Collected {
-  return { md, darkdown, inserted: false, recheck: false };
+function collecting(md: MarkdownIt, darkdown: DarkdownHooks | undefined, content: string): Collected {
+  return { md, darkdown, content: new InlineSearch(content), inserted: false, recheck: false };
+}
+
+/** Where the last replacement placed in the content ends (`from` if none is). */
+function placedUpTo(out: readonly Replacement[], from: number): number {
+  for (let i = out.length - 1; i >= 0; i -= 1) {
+    const r = out[i];
+    if (r?.at !== undefined) return Math.max(from, r.at + r.raw.length);
+  }
+  return from;
 }
 
 /** The constructs of one inline token that markdown output replaces, in source order. */
@@ -86,17 +97,21 @@ function collectReplacements(
   out: Replacement[],
   env: Env,
   found: Collected,
+  offset: number | null = 0,
 ): void {
+  // Where a construct was read, in the content: its place in what the rule read (the content, or an
+  // image's description), past where that starts; unknown in an inline footnote, read on its own.
+  const at = (meta: { at: number }) => (offset === null ? {} : { at: offset + meta.at });
   for (let i = 0; i < children.length; i += 1) {
     const token = children[i];
     if (token === undefined) continue;
     if (token.type === INLINE_TOKEN) {
       const meta = token.meta as InlineMeta;
-      out.push({ raw: meta.raw, text: inlineItemMarkdown(meta) });
+      out.push({ raw: meta.raw, text: inlineItemMarkdown(meta), ...at(meta) });
       found.inserted = true;
     } else if (token.type === VARIABLE_TOKEN) {
       const meta = token.meta as VariableMeta;
-      out.push({ raw: meta.raw, text: escapeMarkdownText(meta.value) });
+      out.push({ raw: meta.raw, text: escapeMarkdownText(meta.value), ...at(meta) });
       found.inserted = true;
     } else if (token.markup === 'linkify' && token.type === 'link_open') {
       // linkify-it takes quoted parts into a URL (`https://x.test/"[a](…)"`); without GFM they are Markdown.
@@ -104,10 +119,14 @@ function collectReplacements(
     } else if (isAutoLinkOpen(token)) {
       const meta = token.meta as AutoLinkMeta;
       const { title, href } = meta.autoLink;
-      out.push({ raw: meta.raw, text: `[${escapeMarkdownText(title)}](${href})` });
+      out.push({ raw: meta.raw, text: `[${escapeMarkdownText(title)}](${href})`, ...at(meta) });
     } else if (token.type === 'image') {
       // The alt text comes before the URL in the source.
-      if (token.children !== null) collectReplacements(token.children, out, env, found);
+      if (token.children !== null) {
+        const opened =
+          offset === null ? null : found.content.find(`![${token.content}]`, placedUpTo(out, offset), false);
+        collectReplacements(token.children, out, env, found, opened === null ? null : opened[0] + 2);
+      }
       const asset = assetMeta(token);
       if (asset !== null) out.push({ raw: asset.raw, text: markdownDestination(asset.asset), asUrl: true });
     } else if (token.type === 'html_inline') {
@@ -127,7 +146,7 @@ function collectReplacements(
       if (source !== null) {
         const footnoteEnv = found.darkdown?.env() ?? {};
         const [inline] = found.md.parseInline(source, footnoteEnv);
-        collectReplacements(inline?.children ?? [], out, footnoteEnv, found);
+        collectReplacements(inline?.children ?? [], out, footnoteEnv, found, null);
       }
     }
   }
@@ -223,9 +242,10 @@ export function splice(
       }
     } else if (token.type === 'inline' && token.children !== null && map !== null) {
       const found: Replacement[] = [];
-      const collected = collecting(md, darkdown);
+      const collected = collecting(md, darkdown, token.content);
       collectReplacements(token.children, found, env, collected);
-      if (found.length > 0) check.missed ||= !lines.replaceInline(map, found);
+      const anchor = lines.locate(map, token.content);
+      if (found.length > 0) check.missed ||= !lines.replaceInline(map, found, anchor);
       if (collected.recheck) check.recheck = true;
       else if (
         collected.inserted &&

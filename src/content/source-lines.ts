@@ -11,6 +11,20 @@ export interface Replacement {
   until?: string;
   /** made for safety: Markdown output is not safe if it cannot be made */
   required?: boolean;
+  /**
+   * where `raw` starts in the content of the inline token it was read from, when known: it is then
+   * replaced there, not at the next copy of the same text (which may sit in a link's address, in raw
+   * HTML or in another table cell)
+   */
+  at?: number;
+}
+
+/** Where an inline token's content starts in the text searched (a block's lines, with their prefixes). */
+export interface ContentAnchor {
+  content: string;
+  start: number;
+  /** whether the content stands there as it is (a table cell's `\\|` is `|` in its content) */
+  verbatim: boolean;
 }
 
 interface Edit {
@@ -93,14 +107,57 @@ function matchRestLines(text: string, pos: number, rest: readonly string[]): num
 }
 
 /** Inline source text searched for replacements: code spans and escapes are skipped. */
-class InlineSearch {
+export class InlineSearch {
   private spans: Array<[number, number]> | undefined;
 
   constructor(private readonly text: string) {}
 
+  private readonly places = new Map<string, number[]>();
+
   private inCode(pos: number): boolean {
     this.spans ??= codeSpans(this.text, 0, this.text.length);
-    return this.spans.some(([s, e]) => pos >= s && pos < e);
+    // The spans are in order and apart: the last one starting at or before pos is the only candidate.
+    let low = 0;
+    let high = this.spans.length - 1;
+    while (low <= high) {
+      const mid = (low + high) >> 1;
+      const span = this.spans[mid];
+      if (span === undefined) break;
+      if (span[0] > pos) high = mid - 1;
+      else if (pos >= span[1]) low = mid + 1;
+      else return true;
+    }
+    return false;
+  }
+
+  /** Every place a one-line `raw` is found, in order (outside code spans and escapes). */
+  private placesOf(raw: string): number[] {
+    let places = this.places.get(raw);
+    if (places === undefined) {
+      places = [];
+      for (
+        let found = this.find(raw, 0, false);
+        found !== null;
+        found = this.find(raw, found[0] + 1, false)
+      ) {
+        places.push(found[0]);
+      }
+      this.places.set(raw, places);
+    }
+    return places;
+  }
+
+  /** How many places of a one-line `raw` come before `at`, when `at` is one of them; otherwise null. */
+  ordinal(raw: string, at: number): number | null {
+    const places = this.placesOf(raw);
+    const index = firstAtOrAfter(places, at);
+    return places[index] === at ? index : null;
+  }
+
+  /** The start of the place of a one-line `raw` that is `k` places after `from`, if there is one. */
+  nth(raw: string, from: number, k: number): number | null {
+    const places = this.placesOf(raw);
+    return places[firstAtOrAfter(places, from) + k] ?? null;
   }
 
   private opensUrl(pos: number): boolean {
@@ -131,13 +188,17 @@ function findEdits(
   text: string,
   replacements: readonly Replacement[],
   base: number,
+  anchor: ContentAnchor | null,
 ): { edits: Edit[]; missed: boolean } {
   const search = new InlineSearch(text);
+  const inContent = anchor === null || anchor.content === text ? search : new InlineSearch(anchor.content);
   const edits: Edit[] = [];
   let missed = false;
   let cursor = 0;
   for (const r of replacements) {
-    const found = search.find(r.raw, cursor, r.asUrl === true);
+    const found =
+      (anchor !== null && r.at !== undefined ? placed(text, search, inContent, anchor, r.raw, r.at) : null) ??
+      search.find(r.raw, cursor, r.asUrl === true);
     if (found === null) {
       missed ||= r.required === true;
       continue;
@@ -157,11 +218,46 @@ function findEdits(
   return { edits, missed };
 }
 
+/** The index of the first of sorted numbers that is at least `at` (their length if none is). */
+function firstAtOrAfter(sorted: readonly number[], at: number): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const mid = (low + high) >> 1;
+    if ((sorted[mid] ?? at) < at) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
+/**
+ * Where a one-line `raw`, read at `at` in an inline token's content, is in the text searched: on a
+ * one-line content at the same distance from the content's start; across lines (whose prefixes the
+ * content lacks) the same number of places of `raw` after the content's start. Null when that place
+ * does not hold `raw` (the content was not found as it is, as in a table cell with an escaped pipe).
+ */
+function placed(
+  text: string,
+  search: InlineSearch,
+  inContent: InlineSearch,
+  anchor: ContentAnchor,
+  raw: string,
+  at: number,
+): [number, number] | null {
+  if (raw.includes('\n')) return null;
+  let start: number | null = anchor.start + at;
+  if (!anchor.verbatim || anchor.content.includes('\n')) {
+    const k = inContent.ordinal(raw, at);
+    start = k === null ? null : search.nth(raw, anchor.start, k);
+  }
+  return start !== null && text.startsWith(raw, start) ? [start, start + raw.length] : null;
+}
+
 /** Text with replacements made: an inline token's content as Markdown output will hold it. */
 export function spliceText(text: string, replacements: readonly Replacement[]): string {
   let out = '';
   let pos = 0;
-  for (const edit of findEdits(text, replacements, 0).edits) {
+  for (const edit of findEdits(text, replacements, 0, { content: text, start: 0, verbatim: true }).edits) {
     out += text.slice(pos, edit.start) + edit.text;
     pos = edit.end;
   }
@@ -176,6 +272,8 @@ export class SourceLines {
   private readonly starts: number[] = [0];
   private readonly lineCount: number;
   private readonly edits: Edit[] = [];
+  /** the lines (by their start) where locate last found a content, and where that content's first line ended */
+  private located: { from: number; end: number } | undefined;
   /** the page's own line break, used for the lines we write (CRLF pages stay CRLF) */
   private readonly eol: string = '\n';
 
@@ -261,10 +359,36 @@ export class SourceLines {
    * Finds each replacement's text in order within the block's lines, skipping code spans and escapes.
    * False when a required replacement was not found.
    */
-  replaceInline(map: readonly [number, number], replacements: readonly Replacement[]): boolean {
+  /**
+   * Where an inline token's content starts within the lines of `map`, found after the content of the
+   * inline token read before it from the same lines (the cells of a table row share a line), with
+   * its pipes escaped again if need be; null when it is not there.
+   */
+  locate(map: readonly [number, number], content: string): ContentAnchor | null {
+    const from = this.lineStart(map[0]);
+    if (this.located?.from !== from) this.located = { from, end: 0 };
+    const region = this.source.slice(from, this.lineStart(map[1]));
+    const firstLine = /^[^\r\n]*/.exec(content)?.[0] ?? '';
+    for (const [text, verbatim] of [
+      [firstLine, true],
+      [firstLine.replaceAll('|', '\\|'), false],
+    ] as const) {
+      const start = region.indexOf(text, this.located.end);
+      if (start < 0 || (!verbatim && text === firstLine)) continue;
+      this.located.end = start + text.length;
+      return { content, start, verbatim };
+    }
+    return null;
+  }
+
+  replaceInline(
+    map: readonly [number, number],
+    replacements: readonly Replacement[],
+    anchor: ContentAnchor | null,
+  ): boolean {
     const from = this.lineStart(map[0]);
     const region = this.source.slice(from, this.lineStart(map[1]));
-    const { edits, missed } = findEdits(region, replacements, from);
+    const { edits, missed } = findEdits(region, replacements, from, anchor);
     this.edits.push(...edits);
     return !missed;
   }
