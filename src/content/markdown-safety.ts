@@ -106,18 +106,19 @@ function openBefore(text: string, at: number, open: string, close: string): bool
  */
 export function insertionMayCombine(
   content: string,
-  replacements: readonly Replacement[],
+  all: readonly Replacement[],
   splice: (text: string, replacements: readonly Replacement[]) => string,
 ): boolean {
   if (!content.includes('<') && !content.includes(']')) return false;
+  const inserted = all.filter((r) => r.escapes !== true);
   // Most paragraphs hold none of it once the replaced constructs themselves are set aside; a raw text
   // left in place (its first copy sat in a code span) still shows by its own `$` or `%` after a `]`.
   let rest = content;
-  for (const r of replacements) rest = rest.replace(r.raw, INSERTED);
+  for (const r of inserted) rest = rest.replace(r.raw, INSERTED);
   if (!MAY_COMBINE.test(rest)) return false;
   const around = splice(
     content,
-    replacements.map((r) => ({ ...r, text: INSERTED })),
+    inserted.map((r) => ({ ...r, text: INSERTED })),
   );
   if (around.includes(']:')) return true;
   for (let at = around.indexOf(INSERTED); at >= 0; at = around.indexOf(INSERTED, at + 1)) {
