@@ -94,6 +94,24 @@ describe('GET /page/{id}', () => {
     expect(text).not.toContain('##');
   });
 
+  it("writes an image's stored asset address in its own place in markdown, not at a link's copy of it", async () => {
+    const w = await world();
+    const content = [
+      'See [the logo](asset:7) and ![Logo](asset:7), and [![Small](asset:7)](/home).',
+      '',
+      '<!-- asset:7=https://cdn.example.com/logo.png -->',
+    ].join('\n');
+    expect((await w.api.put(`/page/${w.id}`, { content })).statusCode).toBe(200);
+    const markdown = (await w.api.get(`/page/${w.id}?format=markdown`)).json().contentDraft as string;
+    // A link cannot name an asset (HTML drops its address): it stays as written.
+    expect(markdown).toBe(
+      'See [the logo](asset:7) and ![Logo](https://cdn.example.com/logo.png), and [![Small](https://cdn.example.com/logo.png)](/home).\n',
+    );
+    const html = (await w.api.get(`/page/${w.id}?format=html`)).json().contentDraft as string;
+    expect(html).toContain('<img src="https://cdn.example.com/logo.png" alt="Logo" />');
+    expect(html).toContain('<a href="/home"><img src="https://cdn.example.com/logo.png" alt="Small" /></a>');
+  });
+
   it('renders both contents after publish and keeps null as null in every format', async () => {
     const w = await world();
     await w.api.put(`/page/${w.id}/publish`);

@@ -49,6 +49,8 @@ export interface Collected {
   readonly text: string;
   /** the same, searched (made when first needed) */
   search?: InlineSearch;
+  /** where the next image's description is looked for: past the images found so far, or inside one */
+  imagesFrom: number;
   /** text inserted in place of Darkdown (badges, variables…), which its surroundings might turn into markup */
   inserted: boolean;
   /**
@@ -59,7 +61,7 @@ export interface Collected {
 }
 
 export function collecting(md: MarkdownIt, darkdown: DarkdownHooks | undefined, content: string): Collected {
-  return { md, darkdown, delimited: [], text: content, inserted: false, recheck: false };
+  return { md, darkdown, delimited: [], text: content, imagesFrom: 0, inserted: false, recheck: false };
 }
 
 /** Where the last replacement placed in the content ends (`from` if none is). */
@@ -106,20 +108,22 @@ export function collectReplacements(
       const { title, href } = meta.autoLink;
       out.push({ raw: meta.raw, text: `[${escapeMarkdownText(title)}](${href})`, ...at(meta) });
     } else if (token.type === 'image') {
-      // The alt text comes before the URL in the source.
+      // The alt text comes before the URL in the source; both are found after the description's start.
+      const search = offset === null ? null : (found.search ??= new InlineSearch(found.text));
+      const from = Math.max(placedUpTo(out, offset ?? 0), found.imagesFrom);
+      const opened = search?.find(`![${token.content}]`, from, false) ?? null;
+      if (opened !== null) found.imagesFrom = opened[0] + 2;
       if (token.children !== null) {
-        const opened =
-          offset === null
-            ? null
-            : (found.search ??= new InlineSearch(found.text)).find(
-                `![${token.content}]`,
-                placedUpTo(out, offset),
-                false,
-              );
         collectReplacements(token.children, out, env, found, opened === null ? null : opened[0] + 2);
       }
       const asset = assetMeta(token);
-      if (asset !== null) out.push({ raw: asset.raw, text: markdownDestination(asset.asset), asUrl: true });
+      const url =
+        asset === null || opened === null ? null : (search?.find(asset.raw, opened[1], true) ?? null);
+      if (opened !== null) found.imagesFrom = Math.max(found.imagesFrom, url?.[1] ?? opened[1]);
+      if (asset !== null) {
+        const place = url === null ? {} : { at: url[0] };
+        out.push({ raw: asset.raw, text: markdownDestination(asset.asset), asUrl: true, ...place });
+      }
     } else if (token.type === 'html_inline') {
       const edit = inlineHtmlEdit(children, i);
       if (edit !== null) {

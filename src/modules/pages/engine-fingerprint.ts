@@ -33,9 +33,11 @@ const PROBE = [
   '| 1 | 2 |',
   '| %v.x% | [l](%v.x%) %v.x% ![%v.x%](i.png) |',
   '',
-  'a*%v.x%* <%v.x%> %v.x%_a_',
+  'a*%v.x%* <%v.x%> %v.x%_a_ [l](asset:9) ![i](asset:9)',
   '',
   '[^1]: note',
+  '',
+  '<!-- asset:9=https://a.test/i.png -->',
 ].join('\n');
 
 let fingerprint: string | null = null;
