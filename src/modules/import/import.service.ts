@@ -11,7 +11,8 @@ import type { PagesService } from '../pages/pages.service.ts';
 import type { ReferencesService } from '../references/references.service.ts';
 import type { VersionsService } from '../versions/versions.service.ts';
 import { ImportArchive } from './import.archive.ts';
-import { parsePage, readLayout } from './import.layout.ts';
+import { parsePage } from './import.index.ts';
+import { readLayout } from './import.layout.ts';
 import type { ImportWarning, PlannedPage, PlannedVersion } from './import.plan.ts';
 
 export const IMPORT_MESSAGE = 'Imported';
