@@ -2,6 +2,7 @@ import type { Env, MarkdownIt, Token } from 'markdown-it';
 import { assetMeta } from './core-rules.ts';
 import { escapeHtml, escapeMarkdownText, markdownDestination } from './escape.ts';
 import { InlineSearch } from './inline-search.ts';
+import { inlineItemText } from './inline-text.ts';
 import {
   INLINE_TOKEN,
   VARIABLE_TOKEN,
@@ -80,6 +81,7 @@ export function collectReplacements(
   env: Env,
   found: Collected,
   offset: number | null = 0,
+  inAlt = false,
 ): void {
   // Where a construct was read, in the content: its place in what the rule read (the content, or an
   // image's description), past where that starts; unknown in an inline footnote, read on its own.
@@ -89,7 +91,9 @@ export function collectReplacements(
     if (token === undefined) continue;
     if (token.type === INLINE_TOKEN || token.type === VARIABLE_TOKEN) {
       const meta = token.meta as InlineMeta | VariableMeta;
-      const text = 'item' in meta ? inlineItemMarkdown(meta) : escapeMarkdownText(meta.value);
+      // In an image's description, markup would be read as text of the alt: an item is its text there.
+      const item = (m: InlineMeta) => (inAlt ? escapeMarkdownText(inlineItemText(m)) : inlineItemMarkdown(m));
+      const text = 'item' in meta ? item(meta) : escapeMarkdownText(meta.value);
       if (offset === null) out.push({ raw: meta.raw, text });
       else {
         const place = offset + meta.at;
@@ -114,7 +118,7 @@ export function collectReplacements(
       const opened = search?.find(`![${token.content}]`, from, false) ?? null;
       if (opened !== null) found.imagesFrom = opened[0] + 2;
       if (token.children !== null) {
-        collectReplacements(token.children, out, env, found, opened === null ? null : opened[0] + 2);
+        collectReplacements(token.children, out, env, found, opened === null ? null : opened[0] + 2, true);
       }
       const asset = assetMeta(token);
       const url =
@@ -141,7 +145,7 @@ export function collectReplacements(
       if (source !== null) {
         const footnoteEnv = found.darkdown?.env() ?? {};
         const [inline] = found.md.parseInline(source, footnoteEnv);
-        collectReplacements(inline?.children ?? [], out, footnoteEnv, found, null);
+        collectReplacements(inline?.children ?? [], out, footnoteEnv, found, null, inAlt);
       }
     }
   }

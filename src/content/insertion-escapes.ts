@@ -1,9 +1,10 @@
-import type { Token } from 'markdown-it';
+import type { Env, Token } from 'markdown-it';
 import { INLINE_TOKEN, VARIABLE_TOKEN, type InlineMeta } from './inline-rules.ts';
 import { inlineItemText } from './inline-text.ts';
 import { darkdownParser, gfmParser } from './parser.ts';
 import { isEscaped } from './inline-search.ts';
 import type { Replacement } from './source-lines.ts';
+import { TASK_TOKEN } from './task-list-rule.ts';
 
 /** Delimiters whose reading depends on the characters beside them (emphasis, strikethrough). */
 const DELIMITERS = '*_~';
@@ -87,7 +88,7 @@ export function insertionEscapes(
     const run = content.slice(start, at);
     const lead = content.slice(Math.max(0, start - 2), start);
     const was = reading(lead, run, raw.slice(0, 2));
-    const now = reading(lead, run, (text + content.slice(end)).slice(0, 2));
+    const now = reading(lead, run, (text + content.slice(end, end + 2)).slice(0, 2));
     const part = keepsItsPart(previous, was, now);
     // A run markdown-it split (part text, part emphasis) is wrapped: escaping part of it changes the rest.
     if (part === 'escape' && runInText(previous?.content ?? '', char, true) >= run.length) {
@@ -110,7 +111,7 @@ export function insertionEscapes(
     const run = content.slice(end, stop);
     const trail = content.slice(stop, stop + 2);
     const was = reading(raw.slice(-2), run, trail);
-    const now = reading((content.slice(0, at) + text).slice(-2), run, trail);
+    const now = reading((content.slice(Math.max(0, at - 2), at) + text).slice(-2), run, trail);
     const part = keepsItsPart(next, was, now);
     if (part === 'escape' && runInText(next?.content ?? '', following, false) >= run.length) {
       for (let p = end; p < stop; p += 1) after.push(escapeAt(content, p));
@@ -127,6 +128,7 @@ function seen(tokens: readonly Token[]): string {
     if (token.type === 'text' || token.type === 'code_inline' || token.type === VARIABLE_TOKEN) {
       out += token.content;
     } else if (token.type === INLINE_TOKEN) out += inlineItemText(token.meta as InlineMeta);
+    else if (token.type === TASK_TOKEN) out += (token.meta as { raw: string }).raw;
     else if (token.type === 'softbreak' || token.type === 'hardbreak') out += '\n';
     else if (token.type !== 'html_inline') out += `\u0000${token.type}\u0000`;
   }
@@ -139,7 +141,11 @@ function seen(tokens: readonly Token[]): string {
  * reads as its source did: their `<` and `>` flank it as `%` and `$` did, and they part it from the
  * text an address would join it to.
  */
-export function readsAsBefore(children: readonly Token[], spliced: string): boolean {
-  const [inline] = gfmParser(true).parseInline(spliced, {});
+export function readsAsBefore(children: readonly Token[], spliced: string, env: Env): boolean {
+  // The page's link references and footnote definitions, in an env of its own: reading adds to it.
+  const footnotes = env.footnotes as { refs?: unknown; list?: Array<Record<string, unknown>> } | undefined;
+  const list = footnotes?.list?.map((entry) => ({ ...entry }));
+  const own: Env = { references: env.references, footnotes: footnotes && { refs: footnotes.refs, list } };
+  const [inline] = gfmParser(true).parseInline(spliced, own);
   return seen(inline?.children ?? []) === seen(children);
 }

@@ -91,10 +91,13 @@ export function splice(
   const check = state.markdownCheck;
   const maps: Array<[number, number] | null> = [];
   const table = { columns: 0, inHead: false };
+  let inCell = false;
   let footnoteDepth = 0;
   for (const token of tokens) {
     const map = token.map ?? maps[maps.length - 1] ?? null;
     trackTable(token, table, lines, check);
+    if (token.type === 'td_open' || token.type === 'th_open') inCell = true;
+    else if (token.type === 'td_close' || token.type === 'th_close') inCell = false;
     if (token.type === 'footnote_reference_open') footnoteDepth += 1;
     else if (token.type === 'footnote_reference_close') footnoteDepth -= 1;
     // A footnote definition's HTML or code block is a paragraph to a reader without footnotes.
@@ -120,11 +123,11 @@ export function splice(
       collectReplacements(token.children, found, env, collected);
       if (
         collected.delimited.length > 0 &&
-        !readsAsBefore(token.children, spliceText(token.content, found))
+        !readsAsBefore(token.children, spliceText(token.content, found), env)
       ) {
         for (const r of collected.delimited) r.text = `<span>${r.text}</span>`;
       }
-      const anchor = lines.locate(map, token.content);
+      const anchor = lines.locate(map, token.content, inCell);
       if (found.length > 0) check.missed ||= !lines.replaceInline(map, found, anchor);
       if (collected.recheck) check.recheck = true;
       else if (

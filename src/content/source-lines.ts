@@ -29,6 +29,14 @@ export interface ContentAnchor {
   start: number;
   /** whether the content stands there as it is (a table cell's `\\|` is `|` in its content) */
   verbatim: boolean;
+  /**
+   * for content across lines: where each of its lines starts, in the content and in the text
+   * searched (whose lines have the prefixes the content lacks); absent when a line is not found
+   * as it is there (a tab markdown-it turned into spaces)
+   */
+  lines?: ReadonlyArray<readonly [number, number]>;
+  /** the text searched is the content itself */
+  itself?: boolean;
 }
 
 interface Edit {
@@ -56,9 +64,10 @@ function findEdits(
   let missed = false;
   let cursor = 0;
   for (const r of replacements) {
-    const found =
-      (anchor !== null && r.at !== undefined ? placed(text, search, inContent, anchor, r.raw, r.at) : null) ??
-      search.find(r.raw, cursor, r.asUrl === true);
+    const at =
+      anchor !== null && r.at !== undefined ? placed(text, inContent, search, anchor, r.raw, r.at) : null;
+    // A backslash goes where its character was read, or nowhere: the next copy may be markup.
+    const found = at ?? (r.escapes === true ? null : search.find(r.raw, cursor, r.asUrl === true));
     if (found === null) {
       missed ||= r.required === true;
       continue;
@@ -86,15 +95,27 @@ function findEdits(
  */
 function placed(
   text: string,
-  search: InlineSearch,
   inContent: InlineSearch,
+  search: InlineSearch,
   anchor: ContentAnchor,
   raw: string,
   at: number,
 ): [number, number] | null {
   if (raw.includes('\n')) return null;
   let start: number | null = anchor.start + at;
-  if (!anchor.verbatim || anchor.content.includes('\n')) {
+  if (anchor.itself === true) start = at;
+  else if (anchor.lines !== undefined) {
+    // The last line starting at or before `at`.
+    let low = 0;
+    let high = anchor.lines.length - 1;
+    while (low < high) {
+      const mid = (low + high + 1) >> 1;
+      if ((anchor.lines[mid]?.[0] ?? 0) <= at) low = mid;
+      else high = mid - 1;
+    }
+    const [contentStart, textStart] = anchor.lines[low] ?? [0, anchor.start];
+    start = textStart + (at - contentStart);
+  } else if (!anchor.verbatim || anchor.content.includes('\n')) {
     const k = inContent.ordinal(raw, at);
     start = k === null ? null : search.nth(raw, anchor.start, k);
   }
@@ -105,7 +126,12 @@ function placed(
 export function spliceText(text: string, replacements: readonly Replacement[]): string {
   let out = '';
   let pos = 0;
-  for (const edit of findEdits(text, replacements, 0, { content: text, start: 0, verbatim: true }).edits) {
+  for (const edit of findEdits(text, replacements, 0, {
+    content: text,
+    start: 0,
+    verbatim: true,
+    itself: true,
+  }).edits) {
     out += text.slice(pos, edit.start) + edit.text;
     pos = edit.end;
   }
@@ -209,26 +235,42 @@ export class SourceLines {
    */
   /**
    * Where an inline token's content starts within the lines of `map`, found after the content of the
-   * inline token read before it from the same lines (the cells of a table row share a line), with
-   * its pipes escaped again if need be; null when it is not there.
+   * inline token read before it from the same lines (the cells of a table row share a line; a cell's
+   * `|` was `\\|` in the source); null when it is not there.
    */
-  locate(map: readonly [number, number], content: string): ContentAnchor | null {
+  locate(map: readonly [number, number], content: string, cell: boolean): ContentAnchor | null {
     const from = this.lineStart(map[0]);
     if (this.located?.from !== from) this.located = { from, end: 0 };
     const region = this.source.slice(from, this.lineStart(map[1]));
     const lineEnd = content.search(/[\r\n]/);
     const firstLine = lineEnd < 0 ? content : content.slice(0, lineEnd);
-    for (const [text, verbatim] of [
-      [firstLine, true],
-      [firstLine.replaceAll('|', '\\|'), false],
-    ] as const) {
-      if (!verbatim && text === firstLine) continue;
-      const start = region.indexOf(text, this.located.end);
-      if (start < 0) continue;
-      this.located.end = start + text.length;
-      return { content, start, verbatim };
+    const text = cell ? firstLine.replaceAll('|', '\\|') : firstLine;
+    const start = region.indexOf(text, this.located.end);
+    if (start < 0) return null;
+    this.located.end = start + text.length;
+    const anchor = { content, start, verbatim: text === firstLine };
+    return lineEnd < 0 ? anchor : { ...anchor, ...this.contentLines(map[0], content, start) };
+  }
+
+  /**
+   * Where the lines of a content read from lines from `first` on start, in the content and in those
+   * lines (relative to the first's start): each but the first ends its line, the last before any
+   * trailing blanks (markdown-it trims the content's ends). Empty when one is not found so.
+   */
+  private contentLines(first: number, content: string, start: number): { lines?: Array<[number, number]> } {
+    const base = this.lineStart(first);
+    const lines: Array<[number, number]> = [[0, start]];
+    const parts = content.split('\n');
+    let at = (parts[0]?.length ?? 0) + 1;
+    for (let k = 1; k < parts.length; k += 1) {
+      const part = parts[k] ?? '';
+      const line = this.source.slice(this.lineStart(first + k), this.lineEnd(first + k));
+      const kept = k === parts.length - 1 ? line.replace(/[ \t]+$/, '') : line;
+      if (!kept.endsWith(part)) return {};
+      lines.push([at, this.lineStart(first + k) - base + kept.length - part.length]);
+      at += part.length + 1;
     }
-    return null;
+    return { lines };
   }
 
   replaceInline(

@@ -30,7 +30,7 @@ export function taskListRule(state: StateCore): void {
     }
     first.content = first.content.slice(match[0].length);
     const checkbox = new state.Token(TASK_TOKEN, 'input', 0);
-    checkbox.meta = { checked: match[1] !== ' ' };
+    checkbox.meta = { checked: match[1] !== ' ', raw: match[0] };
     inline.children?.unshift(checkbox);
     token.attrJoin('class', 'task-list-item');
     const list = lists[lists.length - 1];

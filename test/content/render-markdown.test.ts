@@ -273,6 +273,19 @@ describe('renderMarkdown: property', () => {
       ['<%v%>', '\\<Value>'],
       ['</%v%>', '\\</Value>'],
       ['%v%_a_', '<span>Value</span>_a_'],
+      // Read again with the page's references and footnotes, and its task boxes: nothing to wrap.
+      ['Use %v%: [docs][d]\n\n[d]: /x', 'Use Value: [docs][d]\n\n[d]: /x'],
+      ['See %v%.[^1]\n\n[^1]: n', 'See Value.[^1]\n\n[^1]: n'],
+      ['- [X] see %v%.', '- [X] see Value.'],
+      // A cell's escaped pipe, with a copy of its text in a later cell's code.
+      [
+        '| a | b |\n| - | - |\n| a\\|b %v% | `a|b %v%` |',
+        '| a | b |\n| - | - |\n| a\\|b Value | `a|b %v%` |',
+      ],
+      // In an image's description, an item is its text (markup there would be the alt's text).
+      ['![$inline[key,K]](x.png)', '![K](x.png)'],
+      // A backslash goes where its character was read or nowhere (a NUL keeps the line from being found).
+      ['**b** a*%v%*\u0000', '**b** a*Value*\u0000'],
     ];
     for (const [source, markdown] of cases)
       expect(renderMarkdown(source, { variables }), source).toBe(markdown);
