@@ -92,12 +92,6 @@ export function excessCells(line: string, columns: number): Array<[number, numbe
 const INSERTED = '\uE000';
 const MAY_COMBINE = /<|\]\(|\]:|\][\uE000$%[]/;
 
-/** Whether `open` occurs before `at` with no `close` after it (a tag or a destination left open). */
-function openBefore(text: string, at: number, open: string, close: string): boolean {
-  const opened = text.lastIndexOf(open, at);
-  return opened >= 0 && text.lastIndexOf(close, at) < opened + open.length - 1;
-}
-
 /**
  * Whether text inserted into an inline token's content (a variable's value, a badge's text) might join
  * the characters around it into HTML or a link a reader would read, though markdown-it did not. Inserted
@@ -111,21 +105,27 @@ export function insertionMayCombine(
 ): boolean {
   if (!content.includes('<') && !content.includes(']')) return false;
   const inserted = all.filter((r) => r.escapes !== true);
-  // Most paragraphs hold none of it once the replaced constructs themselves are set aside; a raw text
-  // left in place (its first copy sat in a code span) still shows by its own `$` or `%` after a `]`.
-  let rest = content;
-  for (const r of inserted) rest = rest.replace(r.raw, INSERTED);
-  if (!MAY_COMBINE.test(rest)) return false;
   const around = splice(
     content,
     inserted.map((r) => ({ ...r, text: INSERTED })),
   );
+  if (!MAY_COMBINE.test(around)) return false;
   if (around.includes(']:')) return true;
-  for (let at = around.indexOf(INSERTED); at >= 0; at = around.indexOf(INSERTED, at + 1)) {
-    if (
-      around.charAt(at - 1) === ']' ||
-      openBefore(around, at, '<', '>') ||
-      openBefore(around, at, '](', ')')
+  // One pass, keeping where the last `<`, `>`, `](` and `)` were: at each insertion, whether a tag
+  // or a destination is left open before it, or a `]` is just before it.
+  let tagOpen = -1;
+  let tagClose = -1;
+  let destinationOpen = -1;
+  let destinationClose = -1;
+  for (let i = 0; i < around.length; i += 1) {
+    const char = around.charAt(i);
+    if (char === '<') tagOpen = i;
+    else if (char === '>') tagClose = i;
+    else if (char === ']' && around.charAt(i + 1) === '(') destinationOpen = i;
+    else if (char === ')') destinationClose = i;
+    else if (
+      char === INSERTED &&
+      (around.charAt(i - 1) === ']' || tagClose < tagOpen || destinationClose < destinationOpen)
     ) {
       return true;
     }
