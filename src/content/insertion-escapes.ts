@@ -62,8 +62,8 @@ const escapeAt = (content: string, at: number): Replacement => {
  * - a run of emphasis or strikethrough delimiters that markdown-it left as text, which next to the
  *   inserted text could open or close (`a*%v%*` is no emphasis: `*` after a letter and before `%`
  *   cannot open; `a*Value*` is), is escaped;
- * - a `<` (or `</`, `<!`, `<?`) before it, which the inserted text could make a tag (`<%v%>` is text,
- *   `<Value>` a tag the allowlist drops), is escaped.
+ * - a `<` before it that starts no tag yet (`<`, `</`, `<a`, `<div `…), which the inserted text could
+ *   end as a tag (`<%v%>` is text, `<Value>` a tag the allowlist drops), is escaped.
  * Escaped, characters stay the text they were. What escaping cannot keep (a delimiter that opened or
  * closed and next to the value would not, an address the value completes) readsAsBefore finds;
  * `delimited` says whether this insertion has a neighbour that may need it. `at`, `raw`: the
@@ -95,11 +95,19 @@ export function insertionEscapes(
       for (let p = start; p < at; p += 1) before.push(escapeAt(content, p));
     }
   } else if (previous?.type === 'text') {
-    const opener = oneOf('/!?', char) ? at - 2 : at - 1;
+    // The last `<` of the text before, with no `>` after it, when the text runs as it is up to the
+    // construct: the inserted text could end a tag it starts (`<%v%>`, `<a%v%>`, `<div %v%>`).
+    const lt = previous.content.lastIndexOf('<');
+    const tail = lt < 0 ? '' : previous.content.slice(lt);
+    const opener = at - tail.length;
     if (
-      content.charAt(opener) === '<' &&
+      lt >= 0 &&
+      !tail.includes('>') &&
+      /^<(?:[A-Za-z/!?]|$)/.test(tail) &&
+      content.slice(opener, at) === tail &&
       !isEscaped(content, opener) &&
-      previous.content.endsWith(content.slice(opener, at))
+      // After `]:`, where a definition's address starts, `\<` would make the line a definition.
+      !/\]:[ \t]*$/.test(content.slice(Math.max(0, opener - 8), opener))
     ) {
       before.push(escapeAt(content, opener));
     }

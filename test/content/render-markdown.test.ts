@@ -272,6 +272,7 @@ describe('renderMarkdown: property', () => {
       ['snake_%v%_case', 'snake\\_Value\\_case'],
       ['<%v%>', '\\<Value>'],
       ['</%v%>', '\\</Value>'],
+      ['<a%v%>', '\\<aValue>'],
       ['%v%_a_', '<span>Value</span>_a_'],
       // Read again with the page's references and footnotes, and its task boxes: nothing to wrap.
       ['Use %v%: [docs][d]\n\n[d]: /x', 'Use Value: [docs][d]\n\n[d]: /x'],
