@@ -65,6 +65,26 @@ export function collecting(md: MarkdownIt, darkdown: DarkdownHooks | undefined, 
   return { md, darkdown, delimited: [], text: content, imagesFrom: 0, inserted: false, recheck: false };
 }
 
+/**
+ * Where an image's `![description]` is, from `from` on: the first copy that an address or a
+ * reference follows, among the next few (an earlier one may sit in a link's address); else the first.
+ */
+function imageAt(
+  search: InlineSearch,
+  text: string,
+  description: string,
+  from: number,
+): [number, number] | null {
+  let first: [number, number] | null = null;
+  let found = search.find(`![${description}]`, from, false);
+  for (let tries = 0; found !== null && tries < 8; tries += 1) {
+    first ??= found;
+    if (text.charAt(found[1]) === '(' || text.charAt(found[1]) === '[') return found;
+    found = search.find(`![${description}]`, found[0] + 1, false);
+  }
+  return first;
+}
+
 /** Where the last replacement placed in the content ends (`from` if none is). */
 function placedUpTo(out: readonly Replacement[], from: number): number {
   for (let i = out.length - 1; i >= 0; i -= 1) {
@@ -115,7 +135,7 @@ export function collectReplacements(
       // The alt text comes before the URL in the source; both are found after the description's start.
       const search = offset === null ? null : (found.search ??= new InlineSearch(found.text));
       const from = Math.max(placedUpTo(out, offset ?? 0), found.imagesFrom);
-      const opened = search?.find(`![${token.content}]`, from, false) ?? null;
+      const opened = search === null ? null : imageAt(search, found.text, token.content, from);
       if (opened !== null) found.imagesFrom = opened[0] + 2;
       if (token.children !== null) {
         collectReplacements(token.children, out, env, found, opened === null ? null : opened[0] + 2, true);

@@ -285,6 +285,8 @@ describe('renderMarkdown: property', () => {
       ],
       // In an image's description, an item is its text (markup there would be the alt's text).
       ['![$inline[key,K]](x.png)', '![K](x.png)'],
+      // The image, not a copy of its description in a link's address.
+      ['[a](![%v%]) ![%v%](y.png)', '[a](![%v%]) ![Value](y.png)'],
       // A backslash goes where its character was read or nowhere (a NUL keeps the line from being found).
       ['**b** a*%v%*\u0000', '**b** a*Value*\u0000'],
     ];
