@@ -126,6 +126,15 @@ export function splice(
         !readsAsBefore(token.children, spliceText(token.content, found), env)
       ) {
         for (const r of collected.delimited) r.text = `<span>${r.text}</span>`;
+        // A backslash before a delimiter can itself change the reading (linkify reads past an escaped
+        // `_`): without those, if that reads as the source did. A `<`'s backslash always stays.
+        const plain = found.filter((r) => r.escapes !== true || r.raw === '<');
+        if (
+          plain.length < found.length &&
+          readsAsBefore(token.children, spliceText(token.content, plain), env)
+        ) {
+          found.splice(0, found.length, ...plain);
+        }
       }
       const anchor = lines.locate(map, token.content, inCell);
       if (found.length > 0) check.missed ||= !lines.replaceInline(map, found, anchor);

@@ -273,6 +273,8 @@ describe('renderMarkdown: property', () => {
       ['<%v%>', '\\<Value>'],
       ['</%v%>', '\\</Value>'],
       ['<a%v%>', '\\<aValue>'],
+      // A backslash before `_` would let linkify read the address before it: the value is set apart.
+      ['x@y.io_%v%', 'x@y.io_<span>Value</span>'],
       ['%v%_a_', '<span>Value</span>_a_'],
       // Read again with the page's references and footnotes, and its task boxes: nothing to wrap.
       ['Use %v%: [docs][d]\n\n[d]: /x', 'Use Value: [docs][d]\n\n[d]: /x'],
