@@ -59,6 +59,10 @@ describe('GET /docs over HTTP', () => {
       expect(refs.filter((r) => r.endsWith('.css'))).toHaveLength(2);
       for (const ref of refs) {
         expect(namesAHost(ref), ref).toBe(false);
+        // Relative: behind a proxy that serves Quire under /quire, the files are under /quire too.
+        expect(new URL(ref, `http://proxy.test/quire${page}`).pathname, ref).toMatch(
+          /^\/quire\/docs\/static\//,
+        );
         const url = new URL(ref, `http://127.0.0.1${page}`);
         expect(url.host, ref).toBe('127.0.0.1');
         const asset = await t.app.inject({ method: 'GET', url: url.pathname });

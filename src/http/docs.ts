@@ -45,6 +45,9 @@ export async function registerDocs(app: FastifyInstance): Promise<void> {
     });
     await docs.register(swaggerUi, {
       routePrefix: DOCS_PREFIX,
+      // The page at /docs (no slash) names its files ./docs/static/…, not /docs/static/…: relative,
+      // they load behind a proxy that serves Quire under a sub-path. (At /docs/ they are ./static/….)
+      indexPrefix: '.',
       theme: { title: 'Quire API reference' },
       // swagger-ui's own badge would send the document to an outside validator.
       validatorUrl: false,
