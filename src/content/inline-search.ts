@@ -155,3 +155,55 @@ function firstAtOrAfter(sorted: readonly number[], at: number): number {
   }
   return low;
 }
+
+/** Where an inline token's content starts in the text searched (a block's lines, with their prefixes). */
+export interface ContentAnchor {
+  content: string;
+  start: number;
+  /** whether the content stands there as it is (a table cell's `\\|` is `|` in its content) */
+  verbatim: boolean;
+  /**
+   * for content across lines: where each of its lines starts, in the content and in the text
+   * searched (whose lines have the prefixes the content lacks); absent when a line is not found
+   * as it is there (a tab markdown-it turned into spaces)
+   */
+  lines?: ReadonlyArray<readonly [number, number]>;
+  /** the text searched is the content itself */
+  itself?: boolean;
+}
+
+/**
+ * Where a one-line `raw`, read at `at` in an inline token's content, is in the text searched: on a
+ * one-line content at the same distance from the content's start; across lines (whose prefixes the
+ * content lacks) at the same distance from its line's start; where neither is known (a cell whose
+ * pipes were escaped, a line markdown-it changed) the same number of places of `raw` after the
+ * content's start. Null when that place does not hold `raw`.
+ */
+export function placed(
+  text: string,
+  inContent: InlineSearch,
+  search: InlineSearch,
+  anchor: ContentAnchor,
+  raw: string,
+  at: number,
+): [number, number] | null {
+  if (raw.includes('\n')) return null;
+  let start: number | null = anchor.start + at;
+  if (anchor.itself === true) start = at;
+  else if (anchor.lines !== undefined) {
+    // The last line starting at or before `at`.
+    let low = 0;
+    let high = anchor.lines.length - 1;
+    while (low < high) {
+      const mid = (low + high + 1) >> 1;
+      if ((anchor.lines[mid]?.[0] ?? 0) <= at) low = mid;
+      else high = mid - 1;
+    }
+    const [contentStart, textStart] = anchor.lines[low] ?? [0, anchor.start];
+    start = textStart + (at - contentStart);
+  } else if (!anchor.verbatim || anchor.content.includes('\n')) {
+    const k = inContent.ordinal(raw, at);
+    start = k === null ? null : search.nth(raw, anchor.start, k);
+  }
+  return start !== null && text.startsWith(raw, start) ? [start, start + raw.length] : null;
+}

@@ -136,8 +136,11 @@ export function splice(
           found.splice(0, found.length, ...plain);
         }
       }
-      const anchor = lines.locate(map, token.content, inCell);
-      if (found.length > 0) check.missed ||= !lines.replaceInline(map, found, anchor);
+      // A cell is located even with nothing to replace: the next cell of the row is looked for after it.
+      if (found.length > 0 || inCell) {
+        const anchor = lines.locate(map, token.content, inCell);
+        if (found.length > 0) check.missed ||= !lines.replaceInline(map, found, anchor);
+      }
       if (collected.recheck) check.recheck = true;
       else if (
         collected.inserted &&
