@@ -4,18 +4,26 @@ import { ConfigError, loadConfig } from './config.ts';
 import { upgradeDatabase } from './upgrade.ts';
 import { createDeps } from './deps.ts';
 
-/** loadConfig → createDeps → migrate → bootstrap → buildApp → listen; SIGTERM/SIGINT drain, then exit. */
-export async function serve(env: Readonly<Record<string, string | undefined>> = process.env): Promise<void> {
-  let config;
-  try {
-    config = loadConfig(env);
-  } catch (error) {
+/** What a ConfigError stops: its message on stderr, exit code 1; other errors are thrown on. */
+function orExit<T>(step: () => T): T {
+  const exit = (error: unknown): never => {
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`);
       process.exit(1);
     }
     throw error;
+  };
+  try {
+    const result = step();
+    return (result instanceof Promise ? result.catch(exit) : result) as T;
+  } catch (error) {
+    return exit(error);
   }
+}
+
+/** loadConfig → createDeps → migrate → bootstrap → buildApp → listen; SIGTERM/SIGINT drain, then exit. */
+export async function serve(env: Readonly<Record<string, string | undefined>> = process.env): Promise<void> {
+  const config = orExit(() => loadConfig(env));
   // The dispatcher's failures (a database error during a claim) are logged once the app has a logger.
   let logError: (error: unknown) => void = () => undefined;
   let logCheckpointError: (error: Error) => void = () => undefined;
@@ -24,7 +32,7 @@ export async function serve(env: Readonly<Record<string, string | undefined>> = 
     onWebhookError: (error) => logError(error),
     onCheckpointError: (error) => logCheckpointError(error),
   });
-  await upgradeDatabase(deps.database);
+  await orExit(() => upgradeDatabase(deps.database));
   // A second for requests already on their way over idle keep-alive connections to be read.
   const app = await buildApp(deps, { drainGraceMs: 1_000 });
   const boot = await bootstrapIfEmpty(deps);

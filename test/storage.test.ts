@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../src/db/dialect.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
@@ -30,6 +31,23 @@ describe(`storage (${dialectName})`, () => {
         'versions',
       ]),
     );
+    expect(await upgradeDatabase(t.deps.database, t.storage.schema)).toEqual([]);
+  });
+
+  it('refuses a database a newer build migrated, and applies a migration that is missing', async () => {
+    const db = t.deps.database.db;
+    const table = t.storage.schema
+      ? sql.id(t.storage.schema, 'kysely_migration')
+      : sql.id('kysely_migration');
+    await sql`insert into ${table} (name, timestamp) values ('9999-from-a-newer-build', 'now')`.execute(db);
+    await expect(upgradeDatabase(t.deps.database, t.storage.schema)).rejects.toThrow(
+      /a newer Quire migrated: 9999-from-a-newer-build is a migration this build does not know/,
+    );
+    await sql`delete from ${table} where name = '9999-from-a-newer-build'`.execute(db);
+    // The last migration not recorded (a database the build before it migrated): the next start
+    // applies it, and only it.
+    await sql`delete from ${table} where name = '0012-search-words'`.execute(db);
+    expect(await upgradeDatabase(t.deps.database, t.storage.schema)).toEqual(['0012-search-words']);
     expect(await upgradeDatabase(t.deps.database, t.storage.schema)).toEqual([]);
   });
 

@@ -1,4 +1,5 @@
 import {
+  DEFAULT_MIGRATION_TABLE,
   Migrator,
   sql,
   type Kysely,
@@ -7,6 +8,7 @@ import {
   type MigrationResultSet,
 } from 'kysely';
 import type SQLite from 'better-sqlite3';
+import { ConfigError } from '../config.ts';
 import type { DatabaseHandle } from './dialect.ts';
 import type { Database } from './schema.ts';
 import type { Migration } from './migrations/helpers.ts';
@@ -75,6 +77,9 @@ export async function migrateToLatest(
       ...(schema !== undefined && handle.dialect === 'postgres' ? { migrationTableSchema: schema } : {}),
     });
   const migrate = (db: Kysely<Database>) => migrator(db).migrateToLatest();
+  // An up-to-date database (every start but the first after an upgrade, every command) is seen to be
+  // so with one read, and takes no lock: a command run beside a long write need not wait for it.
+  if (await upToDate(handle, schema)) return [];
   // A migration may rightly take longer than any request: on PostgreSQL it runs on one connection
   // with no statement timeout, which is restored (to the connection's default) afterwards.
   let outcome: MigrationResultSet;
@@ -88,16 +93,53 @@ export async function migrateToLatest(
         await sql`reset statement_timeout`.execute(db);
       }
     });
-  } else if ((await migrator(handle.db).getMigrations()).every((m) => m.executedAt !== undefined)) {
-    // An up-to-date file (every start but the first after an upgrade, every command) is seen to be
-    // so with two reads and takes no lock: a command run beside a long write need not wait for it.
-    outcome = { results: [] };
   } else {
     outcome = await underWriteLock(handle.sqlite, () => migrate(handle.db));
   }
   const { error, results } = outcome;
   if (error) throw error instanceof Error ? error : new Error('Migration failed', { cause: error });
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/**
+ * Whether the migrations applied are exactly this build's, read from the migration table itself.
+ * A database with a migration this build does not know, which a newer build made, is refused
+ * (ConfigError). Anything else (no table yet, one missing, a failed read) is left to the migrator,
+ * which applies what is missing under its lock. Kysely's own check finds the table through the catalog's every table and column: on a
+ * PostgreSQL database of many schemas that took half a second per start.
+ */
+async function upToDate(handle: DatabaseHandle, schema: string | undefined): Promise<boolean> {
+  const table =
+    schema !== undefined && handle.dialect === 'postgres'
+      ? sql.id(schema, DEFAULT_MIGRATION_TABLE)
+      : sql.id(DEFAULT_MIGRATION_TABLE);
+  // Looked for first, so that a new database's first start logs no failed statement.
+  type Found = { found: string | null };
+  const name = DEFAULT_MIGRATION_TABLE;
+  const exists =
+    handle.dialect === 'postgres'
+      ? sql<Found>`select to_regclass(format('%I.%I', coalesce(${schema ?? null}::text,
+          current_schema()), ${name}::text))::text as found`
+      : sql<Found>`select name as found from sqlite_master where type = 'table' and name = ${name}`;
+  let applied: Set<string>;
+  try {
+    const { rows: found } = await exists.execute(handle.db);
+    if ((found[0]?.found ?? null) === null) return false;
+    const { rows } = await sql<{ name: string }>`select name from ${table}`.execute(handle.db);
+    applied = new Set(rows.map((row) => row.name));
+  } catch {
+    return false;
+  }
+  const known = new Set(MIGRATIONS.map((m) => m.name));
+  const unknown = [...applied].filter((name) => !known.has(name)).sort();
+  if (unknown.length > 0) {
+    throw new ConfigError([
+      `DATABASE_URL names a database a newer Quire migrated: ${unknown.join(', ')} ` +
+        `${unknown.length === 1 ? 'is a migration' : 'are migrations'} this build does not know. ` +
+        'Run the newer build, or this one on a copy of the database from before that upgrade.',
+    ]);
+  }
+  return applied.size === MIGRATIONS.length;
 }
 
 /** How long a start waits for another process's migration of the same SQLite file (ms). */
