@@ -83,6 +83,8 @@ export function insertionEscapes(
   const end = at + raw.length;
   const previous = children[index - 1];
   const char = content.charAt(at - 1);
+  /** a `<` before the value that a backslash cannot keep text: the output is read again */
+  let unescapedOpener = false;
   if (oneOf(DELIMITERS, char) && !isEscaped(content, at - 1)) {
     const [start] = runAround(content, char, at - 1);
     const run = content.slice(start, at);
@@ -105,11 +107,13 @@ export function insertionEscapes(
       !tail.includes('>') &&
       /^<(?:[A-Za-z/!?]|$)/.test(tail) &&
       content.slice(opener, at) === tail &&
-      !isEscaped(content, opener) &&
-      // After `]:`, where a definition's address starts, `\<` would make the line a definition.
-      !/\]:[ \t]*$/.test(content.slice(Math.max(0, opener - 8), opener))
+      !isEscaped(content, opener)
     ) {
-      before.push(escapeAt(content, opener));
+      // Where a definition's address starts (`[x]: ` opening the line), `\<` would make the line a
+      // definition: the value is set apart in span tags instead, which no address holds.
+      const line = content.slice(content.lastIndexOf('\n', opener - 1) + 1, opener);
+      if (DEFINITION_START.test(line)) unescapedOpener = true;
+      else before.push(escapeAt(content, opener));
     }
   }
   const next = children[index + 1];
@@ -126,8 +130,11 @@ export function insertionEscapes(
     }
   }
   const near = (char: string) => oneOf(NEIGHBOURS, char);
-  return { before, after, delimited: near(char) || near(following) };
+  return { before, after, delimited: unescapedOpener || near(char) || near(following) };
 }
+
+/** A line's start up to where a link reference definition's address would begin. */
+const DEFINITION_START = /^[ \t]*\[(?:[^\\\]]|\\.)+\]:[ \t]*$/;
 
 /** What a reader sees of inline tokens: their text, and a mark for every other token but raw HTML. */
 function seen(tokens: readonly Token[]): string {

@@ -289,6 +289,10 @@ describe('renderMarkdown: property', () => {
       ['![$inline[key,K]](x.png)', '![K](x.png)'],
       // The image, not a copy of its description in a link's address.
       ['[a](![%v%]) ![%v%](y.png)', '[a](![%v%]) ![Value](y.png)'],
+      // `]:` with no label before it starts no definition: the backslash is safe there.
+      [']:  <%v%>', ']:  \\<Value>'],
+      // Where a definition's address would start, the value is set apart instead of a backslash.
+      ['a\n[x]: <%v%>', 'a\n[x]: <<span>Value</span>>'],
       // A backslash goes where its character was read or nowhere (a NUL keeps the line from being found).
       ['**b** a*%v%*\u0000', '**b** a*Value*\u0000'],
     ];
