@@ -17,6 +17,7 @@ export default defineConfig({
     // competes for the same cores, passes its own --maxWorkers.
     maxWorkers: Math.max(2, os.availableParallelism() - 1),
     globalSetup: ['test/helpers/global-setup.ts'],
+    setupFiles: ['test/helpers/property-seed.ts'],
     reporters: ['default', './test/helpers/summary-reporter.ts'],
   },
 });
