@@ -34,6 +34,7 @@ const PROBE = [
   '| %v.x% | [l](%v.x%) %v.x% ![%v.x%](i.png) |',
   '',
   'a*%v.x%* <%v.x%> %v.x%_a_ [l](asset:9) ![i](asset:9)',
+  ']: <%v.x%>',
   '',
   '[^1]: note',
   '',
