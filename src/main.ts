@@ -5,25 +5,21 @@ import { upgradeDatabase } from './upgrade.ts';
 import { createDeps } from './deps.ts';
 
 /** What a ConfigError stops: its message on stderr, exit code 1; other errors are thrown on. */
-function orExit<T>(step: () => T): T {
-  const exit = (error: unknown): never => {
+async function orExit<T>(step: () => T | Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`);
       process.exit(1);
     }
     throw error;
-  };
-  try {
-    const result = step();
-    return (result instanceof Promise ? result.catch(exit) : result) as T;
-  } catch (error) {
-    return exit(error);
   }
 }
 
 /** loadConfig → createDeps → migrate → bootstrap → buildApp → listen; SIGTERM/SIGINT drain, then exit. */
 export async function serve(env: Readonly<Record<string, string | undefined>> = process.env): Promise<void> {
-  const config = orExit(() => loadConfig(env));
+  const config = await orExit(() => loadConfig(env));
   // The dispatcher's failures (a database error during a claim) are logged once the app has a logger.
   let logError: (error: unknown) => void = () => undefined;
   let logCheckpointError: (error: Error) => void = () => undefined;

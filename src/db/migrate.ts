@@ -78,7 +78,7 @@ export async function migrateToLatest(
     });
   const migrate = (db: Kysely<Database>) => migrator(db).migrateToLatest();
   // An up-to-date database (every start but the first after an upgrade, every command) is seen to be
-  // so with one read, and takes no lock: a command run beside a long write need not wait for it.
+  // so with two reads, and takes no lock: a command run beside a long write need not wait for it.
   if (await upToDate(handle, schema)) return [];
   // A migration may rightly take longer than any request: on PostgreSQL it runs on one connection
   // with no statement timeout, which is restored (to the connection's default) afterwards.
@@ -105,8 +105,9 @@ export async function migrateToLatest(
  * Whether the migrations applied are exactly this build's, read from the migration table itself.
  * A database with a migration this build does not know, which a newer build made, is refused
  * (ConfigError). Anything else (no table yet, one missing, a failed read) is left to the migrator,
- * which applies what is missing under its lock. Kysely's own check finds the table through the catalog's every table and column: on a
- * PostgreSQL database of many schemas that took half a second per start.
+ * which applies what is missing under its lock. Kysely's own check finds the table through the
+ * catalog's every table and column: on a PostgreSQL database of many schemas that took half a second
+ * per start.
  */
 async function upToDate(handle: DatabaseHandle, schema: string | undefined): Promise<boolean> {
   const table =
