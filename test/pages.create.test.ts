@@ -204,6 +204,45 @@ describe('POST /documentation/{id}/page', () => {
     expect(entries[3]).toBe('category:Later');
   });
 
+  it('answers creates sent at once into one section each for itself: one that fails fails alone', async () => {
+    // Those that arrive while a create runs share the next transaction; the taken slug fails that
+    // transaction, and its creates are written again one by one.
+    const w = await createWorld(t.deps);
+    const api = client(t.app, w.key);
+    const url = `/documentation/${w.documentation.id}/page`;
+    await createCategory(t.deps, w.documentation.id, 'Basics');
+    const first = await api.post(url, { title: 'Taken', content: 'x', slug: 'taken' });
+    expect(first.statusCode).toBe(200);
+    const bodies = Array.from({ length: 13 }, (_, i) =>
+      i === 6
+        ? { title: 'Late', content: 'x', slug: 'taken' }
+        : { title: 'Burst', content: `#${i}`, ...(i % 4 === 3 ? { categoryTitle: 'basics' } : {}) },
+    );
+    const results = await Promise.all(bodies.map((body) => api.post(url, body)));
+    expect(results.map((r) => r.statusCode)).toEqual(bodies.map((_, i) => (i === 6 ? 409 : 200)));
+    expect(expectErrorShape(results[6]!).message).toContain("'taken'");
+
+    const created = results
+      .filter((r) => r.statusCode === 200)
+      .map((r) => r.json<{ id: number; slug: string }>());
+    expect(created.map((p) => p.slug).sort()).toEqual(
+      ['burst', ...Array.from({ length: 11 }, (_, i) => `burst-${i + 2}`)].sort(),
+    );
+    // Every page is where its answer says, once, with one revision and one audit entry.
+    const entries = await index(w.documentation.id);
+    expect(entries).toHaveLength(1 + 1 + 12);
+    expect(entries.slice(0, 4)).toEqual(['category:Basics', 'page:Burst', 'page:Burst', 'page:Burst']);
+    for (const page of created) {
+      expect((await history(page.id)).map((h) => h.operation)).toEqual(['create']);
+      const read = await api.get(`/page/${page.id}`);
+      expect(read.json()).toMatchObject({ id: page.id, slug: page.slug, title: 'Burst' });
+    }
+    const audited = (await auditEntries(t.deps, w.project.id)).filter((e) => e.entity === 'page');
+    expect(audited.map((e) => Number(e.entity_id)).sort((a, b) => a - b)).toEqual(
+      [first.json<{ id: number }>().id, ...created.map((p) => p.id)].sort((a, b) => a - b),
+    );
+  });
+
   it('appends to the end of the index, or after the last page of the category named (any case)', async () => {
     const w = await createWorld(t.deps);
     const api = client(t.app, w.key);

@@ -22,6 +22,36 @@ describe('two instances over one database', () => {
     expect(seen.json()).toMatchObject([{ id: w.version.id, name: 'Renamed' }]);
   });
 
+  it('place creates sent to both at once into one section, each page once, with its own slug and place', async () => {
+    const a = await buildTestApp();
+    apps.push(a);
+    const b = await buildTestApp({ sharedWith: a });
+    apps.push(b);
+    const w = await createWorld(a.deps);
+    const url = `/documentation/${w.documentation.id}/page`;
+    const results = await Promise.all(
+      Array.from({ length: 24 }, (_, i) =>
+        client(i % 2 === 0 ? a.app : b.app, w.key).post(url, { title: 'Both', content: `#${i}` }),
+      ),
+    );
+    expect(results.map((r) => r.statusCode)).toEqual(Array.from({ length: 24 }, () => 200));
+    const ids = results.map((r) => r.json<{ id: number }>().id);
+    const rows = await a.deps.database.db
+      .selectFrom('pages')
+      .select(['id', 'slug', 'position'])
+      .where('documentation_id', '=', w.documentation.id)
+      .execute();
+    expect(rows.map((r) => r.id).sort((x, y) => x - y)).toEqual([...ids].sort((x, y) => x - y));
+    expect(new Set(rows.map((r) => r.slug)).size).toBe(24);
+    expect(new Set(rows.map((r) => r.position)).size).toBe(24);
+    const revisions = await a.deps.database.db
+      .selectFrom('page_history')
+      .select('page_id')
+      .where('page_id', 'in', ids)
+      .execute();
+    expect(revisions.map((r) => r.page_id).sort((x, y) => x - y)).toEqual([...ids].sort((x, y) => x - y));
+  });
+
   // Sharing counters needs the shared store: this runs when .ci/run provides PostgreSQL and Redis,
   // and is not defined at all on a machine without them.
   if (TEST_DATABASE_URL && TEST_REDIS_URL)

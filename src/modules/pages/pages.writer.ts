@@ -11,6 +11,7 @@ import { int, type Executor } from '../../db/executor.ts';
 import type { Database, PageHistoryTable } from '../../db/schema.ts';
 import { pickSlug, slugConflict } from '../../db/siblings.ts';
 import { inTransaction } from '../../db/transaction.ts';
+import { TransactionGroups } from '../../db/transaction-groups.ts';
 import { BadRequestError, InvalidFieldError, NotFoundError } from '../../errors.ts';
 import type { ChangeEvent } from '../../events/change-events.ts';
 import type { ChangeRecorder } from '../../events/change-recorder.ts';
@@ -42,6 +43,8 @@ export interface PagePlacement {
  * history entry and the change event inside it. PagesService hands these out; deletion is PageTrash's.
  */
 export class PageWriter {
+  private readonly creates: TransactionGroups<string>;
+
   constructor(
     private readonly db: Kysely<Database>,
     private readonly dialect: DialectName,
@@ -49,7 +52,9 @@ export class PageWriter {
     private readonly placer: PagePlacer,
     private readonly clock: Clock,
     private readonly changes: ChangeRecorder,
-  ) {}
+  ) {
+    this.creates = new TransactionGroups(db);
+  }
 
   async create(
     ctx: UseCaseContext,
@@ -60,12 +65,14 @@ export class PageWriter {
     assertNotBlank('body.title', input.title);
     if (input.slug !== undefined) assertSlug('body.slug', input.slug);
     const message = input.message ?? CREATE_MESSAGE;
-    return inTransaction(this.db, ctx, async (tx) => {
+    const projectId = ctx.scope.project.id;
+    // The creates of one section that arrive together share a transaction and its lock (see
+    // TransactionGroups); the first of the transaction takes the lock.
+    return this.creates.run(`${projectId}:${documentationId}`, ctx, async (tx, first) => {
       const trx = tx.transaction;
-      const projectId = ctx.scope.project.id;
       // One read gives the section, its index's end and whether the slug is free, under the lock
       // (PostgreSQL) that keeps both true until commit.
-      await repo.lockSection(trx, this.dialect, projectId, documentationId);
+      if (first) await repo.lockSection(trx, this.dialect, projectId, documentationId);
       const base = input.slug ?? slugify(input.title, 'page');
       const section = await this.queries.newPageSection(trx, projectId, documentationId, base);
       if (!section) throw new NotFoundError(`Documentation ${documentationId} not found.`);
