@@ -243,6 +243,29 @@ describe('POST /documentation/{id}/page', () => {
     );
   });
 
+  it('places creates sent at once after everything in the section, in the order they were written', async () => {
+    const w = await createWorld(t.deps);
+    const api = client(t.app, w.key);
+    const url = `/documentation/${w.documentation.id}/page`;
+    expect((await api.post(url, { title: 'Head', content: 'x' })).statusCode).toBe(200);
+    await createCategory(t.deps, w.documentation.id, 'Tail');
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        api.post(url, { title: `Page ${i}`, content: `#${i}`, ...(i === 4 ? { slug: 'chosen' } : {}) }),
+      ),
+    );
+    expect(results.map((r) => r.statusCode)).toEqual(Array.from({ length: 10 }, () => 200));
+    const pages = results.map((r) => r.json<{ id: number; slug: string; title: string }>());
+    expect(pages.map((p) => p.slug)).toEqual(
+      Array.from({ length: 10 }, (_, i) => (i === 4 ? 'chosen' : `page-${i}`)),
+    );
+    const byId = [...pages].sort((a, b) => a.id - b.id).map((p) => `page:${p.title}`);
+    expect(await index(w.documentation.id)).toEqual(['page:Head', 'category:Tail', ...byId]);
+    for (const page of pages) {
+      expect((await history(page.id)).map((h) => h.operation)).toEqual(['create']);
+    }
+  });
+
   it('appends to the end of the index, or after the last page of the category named (any case)', async () => {
     const w = await createWorld(t.deps);
     const api = client(t.app, w.key);
