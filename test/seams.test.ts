@@ -4,6 +4,7 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { CLI_ACTOR, systemActor, type UseCaseContext } from '../src/auth/actor.ts';
 import { inTransaction } from '../src/db/transaction.ts';
+import { TransactionGroups } from '../src/db/transaction-groups.ts';
 import type { ChangeType } from '../src/events/change-events.ts';
 import { adminContext, auditEntries, createWorld } from './helpers/factories.ts';
 import { client, dialectName, useTestApp } from './helpers/test-app.ts';
@@ -68,6 +69,87 @@ describe('composable transactions', () => {
       };
     });
     expect(seen.contentDraft).toContain('Hi</h1>');
+  });
+});
+
+describe('grouped transactions', () => {
+  /** A table of its own, with a reference checked at commit: a write to it can fail as it commits. */
+  async function probe(name: string): Promise<void> {
+    const db = t.deps.database.db;
+    await sql`create table ${sql.id(`${name}_parent`)} (id integer primary key)`.execute(db);
+    await sql`create table ${sql.id(name)} (id integer primary key, parent integer
+      references ${sql.id(`${name}_parent`)} (id) deferrable initially deferred)`.execute(db);
+  }
+  const rows = async (name: string) =>
+    (
+      await sql<{ id: number }>`select id from ${sql.id(name)} order by id`.execute(t.deps.database.db)
+    ).rows.map((r) => Number(r.id));
+
+  /** Writes queued behind one that waits, so that they run as one group once it is let go. */
+  function queuedBehind(groups: TransactionGroups<string>) {
+    let release = () => undefined as void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const first = groups.run('k', { actor: systemActor }, async () => {
+      await gate;
+      return 0;
+    });
+    return { first, release };
+  }
+
+  it('answers each write of a group for itself: one that fails fails alone, the others are written once', async () => {
+    await probe('grouped_alone');
+    const groups = new TransactionGroups<string>(t.deps.database.db);
+    const { first, release } = queuedBehind(groups);
+    const turns: Array<[number, boolean]> = [];
+    const writes = [1, 2, 3, 4].map((n) =>
+      groups.run('k', { actor: systemActor }, async (tx, first) => {
+        turns.push([n, first]);
+        await sql`insert into grouped_alone (id) values (${n})`.execute(tx.transaction);
+        if (n === 3) throw new Error('the third fails');
+        return n;
+      }),
+    );
+    release();
+    expect(await first).toBe(0);
+    const settled = await Promise.allSettled(writes);
+    expect(settled.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message))).toEqual([
+      1,
+      2,
+      'the third fails',
+      4,
+    ]);
+    // Together first (the third's failure undid the group), then each alone.
+    expect(turns).toEqual([
+      [1, true],
+      [2, false],
+      [3, false],
+      [1, true],
+      [2, true],
+      [3, true],
+      [4, true],
+    ]);
+    expect(await rows('grouped_alone')).toEqual([1, 2, 4]);
+  });
+
+  it('fails every write of a group whose commit fails, and writes none of them again', async () => {
+    await probe('grouped_commit');
+    const groups = new TransactionGroups<string>(t.deps.database.db);
+    const { first, release } = queuedBehind(groups);
+    let runs = 0;
+    const writes = [1, 2, 3].map((n) =>
+      groups.run('k', { actor: systemActor }, async (tx) => {
+        runs += 1;
+        // Parent 99 does not exist: the reference is checked when the transaction commits.
+        await sql`insert into grouped_commit (id, parent) values (${n}, 99)`.execute(tx.transaction);
+        return n;
+      }),
+    );
+    release();
+    await first;
+    const settled = await Promise.allSettled(writes);
+    expect(settled.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected']);
+    expect(runs).toBe(3);
+    expect(await rows('grouped_commit')).toEqual([]);
   });
 });
 
