@@ -118,17 +118,65 @@ describe('grouped transactions', () => {
       'the third fails',
       4,
     ]);
-    // Together first (the third's failure undid the group), then each alone.
+    // Together first; the third's failure undid the group: the others together again, then the
+    // third alone.
     expect(turns).toEqual([
       [1, true],
       [2, false],
       [3, false],
       [1, true],
-      [2, true],
+      [2, false],
+      [4, false],
       [3, true],
-      [4, true],
     ]);
     expect(await rows('grouped_alone')).toEqual([1, 2, 4]);
+  });
+
+  it('fails every write of a group at once when the database cannot answer, and runs none again', async () => {
+    await probe('grouped_down');
+    const groups = new TransactionGroups<string>(t.deps.database.db);
+    const { first, release } = queuedBehind(groups);
+    let runs = 0;
+    const writes = [1, 2, 3].map((n) =>
+      groups.run('k', { actor: systemActor }, async (tx) => {
+        runs += 1;
+        await sql`insert into grouped_down (id) values (${n})`.execute(tx.transaction);
+        // What node-postgres reports for a connection that broke.
+        if (n === 2)
+          throw Object.assign(new Error('Connection terminated unexpectedly'), { code: 'ECONNRESET' });
+        return n;
+      }),
+    );
+    release();
+    await first;
+    const settled = await Promise.allSettled(writes);
+    expect(settled.map((r) => (r.status === 'rejected' ? (r.reason as Error).message : r.value))).toEqual([
+      'Connection terminated unexpectedly',
+      'Connection terminated unexpectedly',
+      'Connection terminated unexpectedly',
+    ]);
+    expect(runs).toBe(2);
+    expect(await rows('grouped_down')).toEqual([]);
+  });
+
+  it('refuses with a 503 a write that waited too long for its group, and runs the others', async () => {
+    await probe('grouped_wait');
+    const groups = new TransactionGroups<string>(t.deps.database.db, 50);
+    const { first, release } = queuedBehind(groups);
+    const late = groups.run('k', { actor: systemActor }, async (tx) => {
+      await sql`insert into grouped_wait (id) values (1)`.execute(tx.transaction);
+      return 1;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    const fresh = groups.run('k', { actor: systemActor }, async (tx) => {
+      await sql`insert into grouped_wait (id) values (2)`.execute(tx.transaction);
+      return 2;
+    });
+    release();
+    await first;
+    await expect(late).rejects.toMatchObject({ status: 503, retryAfterSeconds: 2 });
+    await expect(fresh).resolves.toBe(2);
+    expect(await rows('grouped_wait')).toEqual([2]);
   });
 
   it('fails every write of a group whose commit fails, and writes none of them again', async () => {

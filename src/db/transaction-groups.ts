@@ -1,9 +1,18 @@
+import { performance } from 'node:perf_hooks';
 import type { Kysely, Transaction } from 'kysely';
+import { ServiceUnavailableError } from '../errors.ts';
 import type { Database } from './schema.ts';
 import { inTransaction } from './transaction.ts';
+import { asUnavailable } from './unavailable.ts';
 
 /** Writes of one group at most; those past it wait for the next group. */
 const MAX_GROUP = 32;
+
+/**
+ * How long a write may wait for its group before it is refused (503): as long as PostgreSQL lets a
+ * statement wait for the section's lock (its statement timeout), which bounded the wait before.
+ */
+const MAX_WAIT_MS = 10_000;
 
 type Context = { actor: unknown; transaction?: Transaction<Database> };
 type Work<C extends Context, T> = (
@@ -16,6 +25,8 @@ interface Waiting {
   work: Work<Context, unknown>;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
+  /** when it started waiting (performance.now()) */
+  since: number;
 }
 
 /**
@@ -27,16 +38,25 @@ interface Waiting {
  * queue on the database's lock, as before.
  *
  * `work` is told whether it is the first of its transaction: only the first takes the lock, which
- * the transaction then holds for the others. If any write of a group fails, the group's transaction
- * rolls back and each of its writes runs again alone, so that a write's failure (a taken slug, a
- * section gone) is its own and nothing the others wrote is lost or half done. A write inside a
- * caller's transaction (an import) joins it, as inTransaction does.
+ * the transaction then holds for the others. A write inside a caller's transaction (an import) joins
+ * it, as inTransaction does. When a group fails:
+ * - in one write's work: the group rolls back, the others go together again, then that write runs
+ *   alone, so that its failure (a taken slug, a section gone) is its own and is what it would be
+ *   after the others;
+ * - because the database cannot answer (unavailable.ts), or at its commit: every write of the group
+ *   fails with that error and none runs again. A commit's outcome is then unknown (the connection
+ *   may have gone after the database committed), and running writes one by one against a database
+ *   that does not answer would hold the section's later writes for as many timeouts.
+ * A write that waited longer than MAX_WAIT_MS for its group is refused with a 503.
  */
 export class TransactionGroups<K> {
   /** per key, the writes waiting for the transaction under way; a key is here while one runs */
   private readonly waiting = new Map<K, Waiting[]>();
 
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly maxWaitMs = MAX_WAIT_MS,
+  ) {}
 
   run<C extends Context, T>(key: K, ctx: C, work: Work<C, T>): Promise<T> {
     if (ctx.transaction !== undefined) return inTransaction(this.db, ctx, (tx) => work(tx, true));
@@ -46,6 +66,7 @@ export class TransactionGroups<K> {
         work: work as unknown as Work<Context, unknown>,
         resolve: resolve as (value: unknown) => void,
         reject,
+        since: performance.now(),
       };
       const queue = this.waiting.get(key);
       if (queue !== undefined) {
@@ -60,49 +81,60 @@ export class TransactionGroups<K> {
   /** Runs `group`, then the writes that arrived meanwhile, until none is waiting. */
   private async drain(key: K, group: Waiting[]): Promise<void> {
     for (;;) {
-      await this.runGroup(group);
+      if (group.length > 0) await this.runGroup(group);
       const queue = this.waiting.get(key) ?? [];
       if (queue.length === 0) {
         this.waiting.delete(key);
         return;
       }
-      group = queue.splice(0, MAX_GROUP);
+      const now = performance.now();
+      group = [];
+      for (const item of queue.splice(0, MAX_GROUP)) {
+        if (now - item.since <= this.maxWaitMs) group.push(item);
+        else item.reject(tooLong());
+      }
     }
   }
 
   /** Settles every write of the group; never throws. */
   private async runGroup(group: Waiting[]): Promise<void> {
-    if (group.length > 1) {
-      let results: unknown[] | undefined;
-      let worked = false;
-      try {
-        results = await this.db.transaction().execute(async (transaction) => {
-          const done: unknown[] = [];
-          for (const [i, item] of group.entries())
-            done.push(await item.work({ ...item.ctx, transaction }, i === 0));
-          worked = true;
-          return done;
-        });
-      } catch (error) {
-        // A failed commit is every write's, as it would have been alone: its outcome is unknown (the
-        // connection may have gone after the database committed), so nothing is written again.
-        if (worked) {
-          for (const item of group) item.reject(error);
-          return;
+    const [only] = group;
+    if (group.length === 1 && only !== undefined) return this.runAlone(only);
+    let current = -1;
+    let worked = false;
+    let results: unknown[] = [];
+    try {
+      results = await this.db.transaction().execute(async (transaction) => {
+        const done: unknown[] = [];
+        for (const [i, item] of group.entries()) {
+          current = i;
+          done.push(await item.work({ ...item.ctx, transaction }, i === 0));
         }
-        // One write's failure is its own: each runs again alone, below.
-      }
-      if (results !== undefined) {
-        for (const [i, item] of group.entries()) item.resolve(results[i]);
+        worked = true;
+        return done;
+      });
+    } catch (error) {
+      const failed = worked || current < 0 || asUnavailable(error) !== null ? undefined : group[current];
+      if (failed === undefined) {
+        for (const item of group) item.reject(error);
         return;
       }
+      await this.runGroup(group.filter((item) => item !== failed));
+      await this.runAlone(failed);
+      return;
     }
-    for (const item of group) {
-      try {
-        item.resolve(await inTransaction(this.db, item.ctx, (tx) => item.work(tx, true)));
-      } catch (error) {
-        item.reject(error);
-      }
+    for (const [i, item] of group.entries()) item.resolve(results[i]);
+  }
+
+  private async runAlone(item: Waiting): Promise<void> {
+    try {
+      item.resolve(await inTransaction(this.db, item.ctx, (tx) => item.work(tx, true)));
+    } catch (error) {
+      item.reject(error);
     }
   }
+}
+
+function tooLong(): ServiceUnavailableError {
+  return new ServiceUnavailableError('Too many writes to this section are waiting. Try again later.', 2);
 }
