@@ -170,10 +170,19 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
   const documentation = new DocumentationService(db, reader, clock, changes, versions, database.dialect);
   const keys = new KeysService(db, clock, changes);
   const references = new ReferencesService(db, reader, clock, changes, versions, workers);
-  const pages = new PagesService(database, clock, changes, versions, documentation, workers, {
-    stamp: (projectId) => stamps.current(projectId),
-    memoryBytes: config.cacheMemoryMb * 1024 * 1024,
-  });
+  const pages = new PagesService(
+    database,
+    clock,
+    changes,
+    versions,
+    documentation,
+    workers,
+    {
+      stamp: (projectId) => stamps.current(projectId),
+      memoryBytes: config.cacheMemoryMb * 1024 * 1024,
+    },
+    database.dialect === 'postgres' ? config.databaseStatementTimeoutMs : null,
+  );
   if (config.renderAhead) changes.subscribe(renderAheadSubscriber(pages.ahead));
   const search = new SearchService(
     db,

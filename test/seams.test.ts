@@ -177,6 +177,18 @@ describe('grouped transactions', () => {
     await expect(late).rejects.toMatchObject({ status: 503, retryAfterSeconds: 2 });
     await expect(fresh).resolves.toBe(2);
     expect(await rows('grouped_wait')).toEqual([2]);
+
+    // Without a bound (SQLite's writes), a write waits for its group however long that takes.
+    const patient = new TransactionGroups<string>(t.deps.database.db);
+    const held = queuedBehind(patient);
+    const waited = patient.run('k', { actor: systemActor }, async (tx) => {
+      await sql`insert into grouped_wait (id) values (3)`.execute(tx.transaction);
+      return 3;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    held.release();
+    await held.first;
+    await expect(waited).resolves.toBe(3);
   });
 
   it('fails every write of a group whose commit fails, and writes none of them again', async () => {

@@ -8,12 +8,6 @@ import { asUnavailable } from './unavailable.ts';
 /** Writes of one group at most; those past it wait for the next group. */
 const MAX_GROUP = 32;
 
-/**
- * How long a write may wait for its group before it is refused (503): as long as PostgreSQL lets a
- * statement wait for the section's lock (its statement timeout), which bounded the wait before.
- */
-const MAX_WAIT_MS = 10_000;
-
 type Context = { actor: unknown; transaction?: Transaction<Database> };
 type Work<C extends Context, T> = (
   ctx: C & { transaction: Transaction<Database> },
@@ -47,7 +41,9 @@ interface Waiting {
  *   fails with that error and none runs again. A commit's outcome is then unknown (the connection
  *   may have gone after the database committed), and running writes one by one against a database
  *   that does not answer would hold the section's later writes for as many timeouts.
- * A write that waited longer than MAX_WAIT_MS for its group is refused with a 503.
+ * A write that waited longer than `maxWaitMs` for its group is refused with a 503: given the database's
+ * statement timeout on PostgreSQL, which bounded a wait for the lock before; none on SQLite, where a
+ * write waited for the one writer without a bound.
  */
 export class TransactionGroups<K> {
   /** per key, the writes waiting for the transaction under way; a key is here while one runs */
@@ -55,7 +51,8 @@ export class TransactionGroups<K> {
 
   constructor(
     private readonly db: Kysely<Database>,
-    private readonly maxWaitMs = MAX_WAIT_MS,
+    /** a write that waited longer for its group is refused with a 503; null: no bound */
+    private readonly maxWaitMs: number | null = null,
   ) {}
 
   run<C extends Context, T>(key: K, ctx: C, work: Work<C, T>): Promise<T> {
@@ -90,7 +87,7 @@ export class TransactionGroups<K> {
       const now = performance.now();
       group = [];
       for (const item of queue.splice(0, MAX_GROUP)) {
-        if (now - item.since <= this.maxWaitMs) group.push(item);
+        if (this.maxWaitMs === null || now - item.since <= this.maxWaitMs) group.push(item);
         else item.reject(tooLong());
       }
     }

@@ -47,6 +47,12 @@ export class PagesService {
     documentation: DocumentationService,
     workers: WorkerPool,
     caches: PageCacheOptions,
+    /**
+     * How long a create may wait for the transaction of its section's group (TransactionGroups):
+     * PostgreSQL's statement timeout, which bounded a wait for the section's lock before; null, no
+     * bound (SQLite, where writes waited for the one writer without one).
+     */
+    groupWaitMs: number | null = null,
   ) {
     this.db = database.db;
     this.queries = new PageQueries(database);
@@ -61,6 +67,7 @@ export class PagesService {
       new PagePlacer(documentation),
       clock,
       changes,
+      groupWaitMs,
     );
     this.revisions = new PageHistory(database.reader, this.queries);
     this.trash = new PageTrash(this.db, this.queries, clock, changes, documentation);

@@ -52,8 +52,9 @@ export class PageWriter {
     private readonly placer: PagePlacer,
     private readonly clock: Clock,
     private readonly changes: ChangeRecorder,
+    groupWaitMs: number | null = null,
   ) {
-    this.creates = new TransactionGroups(db);
+    this.creates = new TransactionGroups(db, groupWaitMs);
   }
 
   async create(
