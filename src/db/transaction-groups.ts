@@ -3,7 +3,7 @@ import type { Kysely, Transaction } from 'kysely';
 import { ServiceUnavailableError } from '../errors.ts';
 import type { Database } from './schema.ts';
 import { inTransaction } from './transaction.ts';
-import { asUnavailable } from './unavailable.ts';
+import { asUnavailable, RETRY_AFTER_SECONDS } from './unavailable.ts';
 
 /** Writes of one group at most; those past it wait for the next group. */
 const MAX_GROUP = 32;
@@ -97,22 +97,24 @@ export class TransactionGroups<K> {
   private async runGroup(group: Waiting[]): Promise<void> {
     const [only] = group;
     if (group.length === 1 && only !== undefined) return this.runAlone(only);
-    let current = -1;
-    let worked = false;
+    // The write whose work threw; none when the transaction's begin or commit did.
+    let failed: Waiting | undefined;
     let results: unknown[] = [];
     try {
       results = await this.db.transaction().execute(async (transaction) => {
         const done: unknown[] = [];
         for (const [i, item] of group.entries()) {
-          current = i;
-          done.push(await item.work({ ...item.ctx, transaction }, i === 0));
+          try {
+            done.push(await item.work({ ...item.ctx, transaction }, i === 0));
+          } catch (error) {
+            failed = item;
+            throw error;
+          }
         }
-        worked = true;
         return done;
       });
     } catch (error) {
-      const failed = worked || current < 0 || asUnavailable(error) !== null ? undefined : group[current];
-      if (failed === undefined) {
+      if (failed === undefined || asUnavailable(error) !== null) {
         for (const item of group) item.reject(error);
         return;
       }
@@ -133,5 +135,8 @@ export class TransactionGroups<K> {
 }
 
 function tooLong(): ServiceUnavailableError {
-  return new ServiceUnavailableError('Too many writes to this section are waiting. Try again later.', 2);
+  return new ServiceUnavailableError(
+    'Too many writes to this section are waiting. Try again later.',
+    RETRY_AFTER_SECONDS,
+  );
 }

@@ -1,7 +1,7 @@
 import { ServiceUnavailableError } from '../errors.ts';
 
 /** Seconds a client is asked to wait before trying again while the database cannot answer. */
-const RETRY_AFTER_SECONDS = 2;
+export const RETRY_AFTER_SECONDS = 2;
 
 /** Node's socket errors that mean the database server is out of reach. */
 const NETWORK_CODES = new Set([
