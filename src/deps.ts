@@ -233,7 +233,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     all: new AllService(reader, versions),
     search,
     exports: new ExportService(database, versions, clock),
-    idempotency: new IdempotencyService(db, clock, secrets),
+    idempotency: new IdempotencyService(db, database.dialect, clock, secrets),
     imports: new ImportService(db, changes, versions, documentation, pages, references),
     searchIndex,
     workers,

@@ -53,6 +53,11 @@ export interface UseCaseContext {
   actor: Actor;
   ipAddress: string | null;
   transaction?: Transaction<Database>;
+  /**
+   * Opens the transaction to join when there is none yet: a request under an Idempotency-Key, whose
+   * first write opens the transaction that its answer commits (decision 0021).
+   */
+  join?: () => Promise<Transaction<Database>>;
   /** the request's `If-Match` header: a write checks it against the current state, in its transaction */
   ifMatch?: string;
 }

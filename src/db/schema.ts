@@ -200,6 +200,8 @@ export interface IdempotencyKeysTable {
   body: string | null;
   created: string;
   completed: string | null;
+  /** SQLite: `pid:instance` of the request running a claim without an answer yet (migration 0014) */
+  holder: string | null;
 }
 
 /** A changelog's posts (N5/N6): Darkdown content, newest first. */

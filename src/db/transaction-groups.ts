@@ -8,7 +8,11 @@ import { asUnavailable, RETRY_AFTER_SECONDS } from './unavailable.ts';
 /** Writes of one group at most; those past it wait for the next group. */
 const MAX_GROUP = 32;
 
-type Context = { actor: unknown; transaction?: Transaction<Database> };
+type Context = {
+  actor: unknown;
+  transaction?: Transaction<Database>;
+  join?: () => Promise<Transaction<Database>>;
+};
 type Work<C extends Context, T> = (
   ctx: C & { transaction: Transaction<Database> },
   first: boolean,
@@ -56,7 +60,9 @@ export class TransactionGroups<K> {
   ) {}
 
   run<C extends Context, T>(key: K, ctx: C, work: Work<C, T>): Promise<T> {
-    if (ctx.transaction !== undefined) return inTransaction(this.db, ctx, (tx) => work(tx, true));
+    if (ctx.transaction !== undefined || ctx.join !== undefined) {
+      return inTransaction(this.db, ctx, (tx) => work(tx, true));
+    }
     return new Promise<T>((resolve, reject) => {
       const item: Waiting = {
         ctx,

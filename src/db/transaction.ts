@@ -7,20 +7,27 @@ const UNIQUE_ATTEMPTS = 8;
 let savepoints = 0;
 
 /**
- * Runs `work` in the transaction the caller is already in, or in a new one. Joined work runs inside a
+ * Runs `work` in the transaction the caller is already in (or is to join: `ctx.join`), or in a new one. Joined work runs inside a
  * savepoint, so that a use case that fails (or is retried) inside a larger unit undoes only its own
  * writes and the caller decides about the rest; on PostgreSQL it also keeps the outer transaction
  * usable after an error. A lost race for a generated unique value runs the work again, which then
  * reads the slugs anew: at the top, as a new transaction; inside one, from its savepoint.
  */
-export async function inTransaction<C extends { actor: unknown; transaction?: Transaction<Database> }, T>(
+export async function inTransaction<
+  C extends {
+    actor: unknown;
+    transaction?: Transaction<Database>;
+    join?: () => Promise<Transaction<Database>>;
+  },
+  T,
+>(
   db: Kysely<Database>,
   ctx: C,
   work: (ctx: C & { transaction: Transaction<Database> }) => Promise<T>,
 ): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      const outer = ctx.transaction;
+      const outer = ctx.transaction ?? (await ctx.join?.());
       if (outer === undefined) {
         return await db.transaction().execute((transaction) => work({ ...ctx, transaction }));
       }

@@ -12,6 +12,8 @@ import type {
   preParsingHookHandler,
   RequestPayload,
 } from 'fastify';
+import type { Transaction } from 'kysely';
+import type { Database } from '../db/schema.ts';
 import { InvalidFieldError, PayloadTooLargeError } from '../errors.ts';
 
 /** An answer kept for replay. */
@@ -22,14 +24,27 @@ export interface StoredAnswer {
   body: string;
 }
 
-export type Claim = { kind: 'claimed'; id: number } | { kind: 'replay'; answer: StoredAnswer };
+/** A request that runs under its key: in a transaction of its own, which its answer ends. */
+export interface IdempotentRun {
+  /** the transaction every use case of the request joins, once open */
+  readonly transaction: Transaction<Database> | undefined;
+  /** Opens it (at the request's first write: on SQLite it holds the one writer from then on). */
+  open(): Promise<Transaction<Database>>;
+  /**
+   * Ends the request with its answer: below 400 kept in the transaction, which then commits; a
+   * refusal undone and kept on its own; 5xx undone and not kept; null (a stream) committed, not kept.
+   * `secret`: the answer holds a secret shown once, so it is kept encrypted.
+   */
+  finish(answer: StoredAnswer | null, secret: boolean): Promise<void>;
+  /** The request ended without an answer: its change is undone and its key freed. */
+  abandon(): Promise<void>;
+}
 
-/** Where claims live (the database, through IdempotencyService). */
+export type Claim = { kind: 'run'; run: IdempotentRun } | { kind: 'replay'; answer: StoredAnswer };
+
+/** Where keys and their answers live (the database, through IdempotencyService). */
 export interface IdempotencyStore {
-  claim(apiKeyId: number, key: string, fingerprint: string): Promise<Claim>;
-  /** `secret`: the answer holds a secret shown once, so it is kept encrypted */
-  complete(id: number, answer: StoredAnswer, secret: boolean): Promise<void>;
-  release(id: number): Promise<void>;
+  begin(apiKeyId: number, key: string, fingerprint: string): Promise<Claim>;
 }
 
 declare module 'fastify' {
@@ -42,8 +57,8 @@ interface IdempotencyState {
   key: string;
   /** method, path with query, then every byte of the body */
   hash: Hash;
-  /** the claim this request holds while it runs; null once completed or released */
-  claimId: number | null;
+  /** the run this request holds; null before it begins and once it has ended */
+  run: IdempotentRun | null;
 }
 
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -53,9 +68,10 @@ const DEFAULT_BODY_LIMIT = 1024 * 1024;
 /**
  * `Idempotency-Key` on every write of the API (extensions §2). The key is checked once the request is
  * authenticated; the body is read whole before it is parsed, so that the fingerprint covers every
- * byte (a multipart body too); the key is claimed in the database once the request is valid
- * and permitted, just before the handler; the answer completes the claim. A retry of the same request
- * gets the first answer replayed with `Idempotent-Replayed: true`.
+ * byte (a multipart body too); the key is claimed once the request is valid and permitted, just
+ * before the handler, whose writes then run in the claim's transaction; the answer is kept in it as
+ * it is sent, and commits with the change. A retry of the same request gets the first answer replayed with
+ * `Idempotent-Replayed: true`.
  *
  * The hooks are the routes' own, added to the writes of the API only, after the pipeline's (the
  * request's key is resolved by then): reads never run them, not even to find nothing to do. Each one
@@ -75,7 +91,7 @@ export function registerIdempotency(app: FastifyInstance, service: IdempotencySt
       return;
     }
     const hash = createHash('sha256').update(`${request.method} ${request.url}\n`);
-    request.idempotency = { key: header, hash, claimId: null };
+    request.idempotency = { key: header, hash, run: null };
     done();
   };
 
@@ -108,25 +124,25 @@ export function registerIdempotency(app: FastifyInstance, service: IdempotencySt
   };
 
   const onSend: onSendHookHandler = (request, reply, payload, done) => {
-    const claimId = takeClaim(request);
-    if (claimId === null) {
+    const run = takeRun(request);
+    if (run === null) {
       done(null, payload);
       return;
     }
-    keepAnswer(service, claimId, request, reply, payload).then(
+    keepAnswer(run, request, reply, payload).then(
       () => done(null, payload),
       (error: unknown) => done(error as FastifyError),
     );
   };
 
-  // A request that ended without an answer (a hook failed late, the client went away first) frees its key.
+  // A request that ended without an answer (a hook failed late) undoes its change and frees its key.
   const onResponse: onResponseHookHandler = (request, _reply, done) => {
-    const claimId = takeClaim(request);
-    if (claimId === null) {
+    const run = takeRun(request);
+    if (run === null) {
       done();
       return;
     }
-    service.release(claimId).then(
+    run.abandon().then(
       () => done(),
       (error: unknown) => done(error as FastifyError),
     );
@@ -180,9 +196,9 @@ async function claimOrReplay(
   apiKeyId: number,
   reply: FastifyReply,
 ): Promise<boolean> {
-  const claim = await service.claim(apiKeyId, state.key, state.hash.digest('base64url'));
-  if (claim.kind === 'claimed') {
-    state.claimId = claim.id;
+  const claim = await service.begin(apiKeyId, state.key, state.hash.digest('base64url'));
+  if (claim.kind === 'run') {
+    state.run = claim.run;
     return false;
   }
   const { status, contentType, etag, body } = claim.answer;
@@ -193,24 +209,29 @@ async function claimOrReplay(
   return true;
 }
 
-/** Completes the claim with the answer; a failure of ours is not an answer to keep: the retry runs again. */
+/**
+ * Ends the run with the answer about to be sent: a failure of ours (5xx) undoes the change, and the
+ * retry runs again; when the commit fails, the error is sent instead of the answer.
+ */
 async function keepAnswer(
-  service: IdempotencyStore,
-  claimId: number,
+  run: IdempotentRun,
   request: FastifyRequest,
   reply: FastifyReply,
   payload: unknown,
 ): Promise<void> {
-  if (reply.statusCode >= 500 || payload instanceof Readable) {
-    await service.release(claimId);
+  if (reply.statusCode >= 500) {
+    await run.abandon();
+    return;
+  }
+  if (payload instanceof Readable) {
+    await run.finish(null, false);
     return;
   }
   const body =
     typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '';
   const contentType = reply.getHeader('content-type');
   const etag = reply.getHeader('etag');
-  await service.complete(
-    claimId,
+  await run.finish(
     {
       status: reply.statusCode,
       contentType: typeof contentType === 'string' ? contentType : null,
@@ -237,10 +258,15 @@ function replayRawBody(request: FastifyRequest, body: Buffer): void {
   };
 }
 
-function takeClaim(request: FastifyRequest): number | null {
+function takeRun(request: FastifyRequest): IdempotentRun | null {
   const state = request.idempotency;
-  if (state === null || state.claimId === null) return null;
-  const id = state.claimId;
-  state.claimId = null;
-  return id;
+  if (state === null || state.run === null) return null;
+  const run = state.run;
+  state.run = null;
+  return run;
+}
+
+/** The request's idempotent run, whose transaction its use cases join. */
+export function runOf(request: FastifyRequest): IdempotentRun | undefined {
+  return request.idempotency?.run ?? undefined;
 }
