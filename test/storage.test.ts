@@ -44,10 +44,13 @@ describe(`storage (${dialectName})`, () => {
       /a newer Quire migrated: 9999-from-a-newer-build is a migration this build does not know/,
     );
     await sql`delete from ${table} where name = '9999-from-a-newer-build'`.execute(db);
-    // The last migration not recorded (a database the build before it migrated): the next start
-    // applies it, and only it.
-    await sql`delete from ${table} where name = '0012-search-words'`.execute(db);
-    expect(await upgradeDatabase(t.deps.database, t.storage.schema)).toEqual(['0012-search-words']);
+    // A database the build before the last migration migrated: the next start applies that
+    // migration, and only it.
+    await db.schema.alterTable('webhooks').dropColumn('versions').execute();
+    await db.schema.alterTable('audit_log').dropColumn('version_id').execute();
+    await db.schema.alterTable('audit_log').dropColumn('project_wide').execute();
+    await sql`delete from ${table} where name = '0013-version-scope'`.execute(db);
+    expect(await upgradeDatabase(t.deps.database, t.storage.schema)).toEqual(['0013-version-scope']);
     expect(await upgradeDatabase(t.deps.database, t.storage.schema)).toEqual([]);
   });
 

@@ -32,6 +32,7 @@ describe('webhooks over HTTP', () => {
       description: 'CI',
       secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{32}$/) as string,
       created: '2026-11-21T10:15:00+0000',
+      versions: null,
     });
     expect(Buffer.from(created.secret.slice(6), 'base64')).toHaveLength(24);
     const list = await api.get('/webhooks');
@@ -44,6 +45,7 @@ describe('webhooks over HTTP', () => {
           events: hook.events,
           description: 'CI',
           created: expect.any(String),
+          versions: null,
         },
       ],
     });

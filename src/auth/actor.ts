@@ -84,6 +84,7 @@ export function canSeeVersion(scope: Scope, versionId: number): boolean {
 
 export function assertVersionInScope(scope: Scope, versionId: number): void {
   if (!canSeeVersion(scope, versionId)) {
-    throw new ForbiddenError(`This API key has no access to version ${versionId}.`);
+    // Not naming the version: asked for a page or a slug, the answer would tell its version's id.
+    throw new ForbiddenError('This API key has no access to the version of this resource.');
   }
 }

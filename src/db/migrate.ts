@@ -24,6 +24,7 @@ import { webhooks } from './migrations/0009-webhooks.ts';
 import { changeStamps } from './migrations/0010-change-stamps.ts';
 import { renderedContents } from './migrations/0011-rendered-contents.ts';
 import { searchWords } from './migrations/0012-search-words.ts';
+import { versionScope } from './migrations/0013-version-scope.ts';
 import { idempotencyHolder } from './migrations/0014-idempotency-holder.ts';
 
 /** Append-only: never edit a migration that has shipped; add the next one here. */
@@ -40,6 +41,7 @@ const MIGRATIONS: readonly Migration[] = [
   changeStamps,
   renderedContents,
   searchWords,
+  versionScope,
   idempotencyHolder,
 ];
 

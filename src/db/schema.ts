@@ -153,6 +153,10 @@ export interface AuditLogTable {
   ip_address: string | null;
   user_label: string | null;
   api_key_label: string | null;
+  /** the version the entry is about; null when it is about none or several (migration 0013) */
+  version_id: number | null;
+  /** 1 when the entry is about no version and holds nothing of one: keys of any scope see it */
+  project_wide: Generated<number>;
 }
 
 export interface ChangelogsTable {
@@ -253,6 +257,8 @@ export interface WebhooksTable {
   secret: string;
   created: string;
   deleted_at: string | null;
+  /** the registering key's version scope, JSON array of version ids; null for every version */
+  versions: string | null;
 }
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';

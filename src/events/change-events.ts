@@ -56,10 +56,11 @@ export type ChangeEvent =
       /** the section's pages deleted with it (`cascade=true`) */
       pages: number;
     }
-  | { type: 'category.created'; projectId: number; category: Category }
+  | { type: 'category.created'; projectId: number; versionId: number; category: Category }
   | {
       type: 'page.created';
       projectId: number;
+      versionId: number;
       page: Page;
       documentationId: number;
       categoryId: number | null;
@@ -69,6 +70,7 @@ export type ChangeEvent =
   | {
       type: 'page.updated';
       projectId: number;
+      versionId: number;
       page: Page;
       before: { title: string; slug: string };
       contentChanged: boolean;
@@ -78,10 +80,18 @@ export type ChangeEvent =
       /** set when `listed` changed: the new value */
       listed?: boolean;
     }
-  | { type: 'page.published'; projectId: number; page: Page; wasListed: boolean; message: string }
+  | {
+      type: 'page.published';
+      projectId: number;
+      versionId: number;
+      page: Page;
+      wasListed: boolean;
+      message: string;
+    }
   | {
       type: 'page.deleted';
       projectId: number;
+      versionId: number;
       /** the page as it was before it went */
       page: Page;
       /** the page and every sub-page deleted with it */
@@ -90,6 +100,7 @@ export type ChangeEvent =
   | {
       type: 'page.restored';
       projectId: number;
+      versionId: number;
       page: Page;
       /** the page and the sub-pages that went with it and came back with it */
       pageIds: number[];

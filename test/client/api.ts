@@ -785,6 +785,7 @@ export interface components {
       )[];
       description: string | null;
       created: string;
+      versions: number[] | null;
       secret: string;
     };
     /** Webhook */
@@ -809,6 +810,7 @@ export interface components {
       )[];
       description: string | null;
       created: string;
+      versions: number[] | null;
     };
     /** WebhookList */
     WebhookList: {

@@ -9,6 +9,8 @@ export interface AuditFilter {
   scopes: readonly AuditScope[];
   /** stored-form timestamp; entries at or before it */
   maxDate: string | null;
+  /** the reading key's version scope: entries about these versions, or about none; null for all */
+  versions: readonly number[] | null;
 }
 
 const matching = (db: Executor, filter: AuditFilter) => {
@@ -17,6 +19,15 @@ const matching = (db: Executor, filter: AuditFilter) => {
     .where('project_id', '=', filter.projectId)
     .where('scope', 'in', [...filter.scopes]);
   if (filter.maxDate !== null) query = query.where('timestamp', '<=', filter.maxDate);
+  // In the query, so that a page is never short of entries nor skips any, and `total` agrees.
+  const versions = filter.versions;
+  if (versions !== null) {
+    query = query.where((eb) =>
+      versions.length === 0
+        ? eb('project_wide', '=', 1)
+        : eb.or([eb('project_wide', '=', 1), eb('version_id', 'in', [...versions])]),
+    );
+  }
   return query;
 };
 

@@ -28,6 +28,7 @@ export class AuditService {
       scopes: parseScopes(query),
       maxDate:
         query.max_date === undefined ? null : toStoredDate(parseApiDate('query.max_date', query.max_date)),
+      versions: ctx.scope.versions === null ? null : [...ctx.scope.versions],
     };
     const hits = query.hits ?? 20;
     const beforeId = query.cursor === undefined ? null : decodeCursor(query.cursor);

@@ -1,5 +1,6 @@
 import type { Actor } from '../../auth/actor.ts';
 import type { ChangeSubscriber } from '../../events/change-recorder.ts';
+import { eventVersions } from '../../events/event-versions.ts';
 import { toStoredDate } from '../../shared/dates.ts';
 import { auditEntries } from './audit.events.ts';
 import { auditRepository } from './audit.repository.ts';
@@ -22,6 +23,14 @@ export const auditSubscriber: ChangeSubscriber = async (trx, { event, actor, ipA
   if (entries.length === 0) return;
   const timestamp = toStoredDate(at);
   const labels = actorLabels(actor);
+  // Which keys may read the entries (decision 0019): those that see the one version they are about,
+  // or every key when they hold nothing of any version; an entry naming several versions is left
+  // to keys of every version.
+  const versions = eventVersions(event);
+  const about = {
+    version_id: versions !== null && versions.length === 1 ? (versions[0] ?? null) : null,
+    project_wide: versions === null ? 1 : 0,
+  };
   // One insert of every entry, sent with the change's other writes.
   writes.add(
     auditRepository.insertion(
@@ -37,6 +46,7 @@ export const auditSubscriber: ChangeSubscriber = async (trx, { event, actor, ipA
         details: JSON.stringify({ ...(entry.details ?? {}), ...source }),
         ip_address: ipAddress,
         ...labels,
+        ...about,
       })),
     ),
   );

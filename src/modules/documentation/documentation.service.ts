@@ -221,7 +221,12 @@ export class DocumentationService {
           updated: now,
         }),
       );
-      await this.changes.record(tx, { type: 'category.created', projectId: ctx.scope.project.id, category });
+      await this.changes.record(tx, {
+        type: 'category.created',
+        projectId: ctx.scope.project.id,
+        versionId: section.version_id,
+        category,
+      });
       return category;
     });
   }

@@ -56,6 +56,7 @@ export class PageTrash {
       await this.changes.record(tx, {
         type: 'page.deleted',
         projectId: ctx.scope.project.id,
+        versionId: view.version_id,
         page: presentPage(view),
         pageIds,
       });
@@ -98,6 +99,7 @@ export class PageTrash {
       await this.changes.record(tx, {
         type: 'page.restored',
         projectId,
+        versionId: view.version_id,
         page,
         pageIds: tree.map((row) => row.id),
         slugTaken,

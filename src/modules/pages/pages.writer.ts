@@ -123,6 +123,7 @@ export class PageWriter {
       return this.record(tx, view, 'create', message, new ChangeWrites(trx), (page) => ({
         type: 'page.created',
         projectId,
+        versionId: section.version_id,
         page,
         documentationId: section.id,
         categoryId: placement.categoryId,
@@ -211,6 +212,7 @@ export class PageWriter {
       return this.record(tx, after, 'update', message, writes, (page) => ({
         type: 'page.updated',
         projectId: ctx.scope.project.id,
+        versionId: after.version_id,
         page,
         before: { title: before.title, slug: before.slug },
         contentChanged: input.content !== undefined && input.content !== before.content_draft,
@@ -246,6 +248,7 @@ export class PageWriter {
       return this.record(tx, after, 'publish', PUBLISH_MESSAGE, writes, (page) => ({
         type: 'page.published',
         projectId: ctx.scope.project.id,
+        versionId: current.version_id,
         page,
         wasListed: current.listed === 1,
         message: PUBLISH_MESSAGE,

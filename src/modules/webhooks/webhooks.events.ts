@@ -4,6 +4,7 @@ import type { DatabaseHandle, DialectName } from '../../db/dialect.ts';
 import type { Database } from '../../db/schema.ts';
 import type { ChangeEvent } from '../../events/change-events.ts';
 import type { ChangeSubscriber } from '../../events/change-recorder.ts';
+import { eventVersions, withinVersions } from '../../events/event-versions.ts';
 import { formatApiDate, toStoredDate } from '../../shared/dates.ts';
 import { webhooksRepository as repo } from './webhooks.repository.ts';
 import type { WebhookEventType } from './webhooks.schemas.ts';
@@ -70,10 +71,11 @@ export function outgoing(event: ChangeEvent): Outgoing | null {
   }
 }
 
-/** A live webhook of a project, with the event types it receives. */
+/** A live webhook of a project, with the event types and the versions (null: all) it receives. */
 interface Subscription {
   id: number;
   events: ReadonlySet<string>;
+  versions: ReadonlySet<number> | null;
 }
 
 /** Projects whose webhooks are kept at once; past it the cache starts over. */
@@ -133,12 +135,17 @@ export class WebhookSubscriptions {
 
 async function read(trx: Transaction<Database>, projectId: number): Promise<Subscription[]> {
   const rows = await repo.subscriptions(trx, projectId);
-  return rows.map((row) => ({ id: row.id, events: new Set(JSON.parse(row.events) as string[]) }));
+  return rows.map((row) => ({
+    id: row.id,
+    events: new Set(JSON.parse(row.events) as string[]),
+    versions: row.versions === null ? null : new Set(JSON.parse(row.versions) as number[]),
+  }));
 }
 
 /**
  * The outbox: in the change's transaction, one delivery per live webhook of the project that receives
- * the change's event type, queued with the change's other writes. On PostgreSQL one statement finds
+ * the change's event type and may see every version it names (a webhook keeps the version scope of
+ * the key that registered it: decision 0019), queued with the change's other writes. On PostgreSQL one statement finds
  * the webhooks and writes the deliveries, sent with the change's other writes (its audit entry…), so a
  * change costs no round trip of its own here; it runs after the change's own statements, as the read
  * it replaces did, so a webhook committed before then gets the delivery. On SQLite the webhooks are
@@ -158,6 +165,7 @@ export function webhooksSubscriber(
     }
     const message = outgoing(event);
     if (message === null) return;
+    const versions = eventVersions(event);
     const created = toStoredDate(at);
     // The payload holds the whole resource (a page's contents): on SQLite it is made only for a
     // project with a webhook that receives it, where it cost every other write 2% of its time.
@@ -170,12 +178,15 @@ export function webhooksSubscriber(
         resourceKey: message.resource,
         payload: payload(),
         created,
+        versions,
       };
       writes.add(repo.deliveriesToSubscribers(trx, event.projectId, delivery), told);
       return;
     }
     const hooks = await subscriptions.of(trx, event.projectId);
-    const targets = hooks.filter((hook) => hook.events.has(message.type));
+    const targets = hooks.filter(
+      (hook) => hook.events.has(message.type) && withinVersions(hook.versions, versions),
+    );
     if (targets.length === 0) return;
     const body = payload();
     writes.add(

@@ -9,6 +9,8 @@ export interface Webhook {
   events: WebhookEventType[];
   description: string | null;
   created: string;
+  /** the versions whose events it receives (its registering key's scope); null for every version */
+  versions: number[] | null;
 }
 
 export type WebhookRow = Selectable<WebhooksTable>;
@@ -17,7 +19,7 @@ export type AttemptRow = Selectable<WebhookAttemptsTable>;
 
 /** A webhook as the API shows it: never its secret. */
 export function presentWebhook(
-  row: Pick<WebhookRow, 'id' | 'url' | 'events' | 'description' | 'created'>,
+  row: Pick<WebhookRow, 'id' | 'url' | 'events' | 'description' | 'created' | 'versions'>,
 ): Webhook {
   return {
     id: row.id,
@@ -25,8 +27,13 @@ export function presentWebhook(
     events: JSON.parse(row.events) as WebhookEventType[],
     description: row.description,
     created: formatApiDate(row.created),
+    versions: webhookVersions(row.versions),
   };
 }
+
+/** The stored version scope of a webhook: null for every version. */
+export const webhookVersions = (stored: string | null): number[] | null =>
+  stored === null ? null : (JSON.parse(stored) as number[]);
 
 export function presentDelivery(
   row: DeliveryRow,

@@ -4,7 +4,7 @@ import type { Executor } from '../../db/executor.ts';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhooksTable } from '../../db/schema.ts';
 import type { AttemptRow, DeliveryRow, WebhookRow } from './webhooks.presenter.ts';
 
-const PUBLIC_COLUMNS = ['id', 'url', 'events', 'description', 'created'] as const;
+const PUBLIC_COLUMNS = ['id', 'url', 'events', 'description', 'created', 'versions'] as const;
 
 /** A delivery claimed for sending, with what sending it needs. */
 export interface ClaimedDelivery {
@@ -48,7 +48,7 @@ export const webhooksRepository = {
   subscriptions(db: Executor, projectId: number) {
     return db
       .selectFrom('webhooks')
-      .select(['id', 'events'])
+      .select(['id', 'events', 'versions'])
       .where('project_id', '=', projectId)
       .where('deleted_at', 'is', null)
       .execute();
@@ -92,7 +92,8 @@ export const webhooksRepository = {
   },
 
   /**
-   * PostgreSQL: a change's delivery to every live webhook of the project that receives its event type,
+   * PostgreSQL: a change's delivery to every live webhook of the project that receives its event type
+   * and whose version scope holds every version the event names (`versions`; null: it names none),
    * found and written by one statement, unsent (the change queues it with its other writes). Each
    * row's message id is `msg_` and 18 bytes in base64url: the 14 random ones given, then the webhook's
    * id, so the rows of one change differ. Returns a row per delivery written.
@@ -100,8 +101,16 @@ export const webhooksRepository = {
   deliveriesToSubscribers(
     db: Executor,
     projectId: number,
-    delivery: { randomHex: string; eventType: string; resourceKey: string; payload: string; created: string },
+    delivery: {
+      randomHex: string;
+      eventType: string;
+      resourceKey: string;
+      payload: string;
+      created: string;
+      versions: readonly number[] | null;
+    },
   ) {
+    const versions = delivery.versions;
     const text = (value: string) => sql<string>`cast(${value} as text)`;
     return db
       .insertInto('webhook_deliveries')
@@ -134,7 +143,15 @@ export const webhooksRepository = {
           ])
           .where('w.project_id', '=', projectId)
           .where('w.deleted_at', 'is', null)
-          .where(sql<boolean>`cast(w.events as jsonb) @> jsonb_build_array(${text(delivery.eventType)})`),
+          .where(sql<boolean>`cast(w.events as jsonb) @> jsonb_build_array(${text(delivery.eventType)})`)
+          .$if(versions !== null, (q) =>
+            q.where((eb) =>
+              eb.or([
+                eb('w.versions', 'is', null),
+                sql<boolean>`cast(w.versions as jsonb) @> cast(${text(JSON.stringify(versions))} as jsonb)`,
+              ]),
+            ),
+          ),
       )
       .returning('id');
   },

@@ -37,6 +37,10 @@ export const WebhookSchema = Type.Object(
     events: Type.Array(EventType, { description: 'The event types it receives' }),
     description: Type.Union([Type.String(), Type.Null()]),
     created: Type.String({ description: 'Date of creation, e.g. 2026-11-21T10:15:00+0000' }),
+    versions: Type.Union([Type.Array(Type.Integer()), Type.Null()], {
+      description:
+        'The versions whose events it receives: those of the API key that registered it; null for every version',
+    }),
   },
   { title: 'Webhook' },
 );

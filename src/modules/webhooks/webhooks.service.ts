@@ -1,4 +1,4 @@
-import type { Scope, UseCaseContext } from '../../auth/actor.ts';
+import { canSeeVersion, type Scope, type UseCaseContext } from '../../auth/actor.ts';
 import type { Clock } from '../../clock.ts';
 import type { DatabaseHandle } from '../../db/dialect.ts';
 import type { Executor } from '../../db/executor.ts';
@@ -9,7 +9,13 @@ import { decodeCursor, encodeCursor } from '../../shared/cursor.ts';
 import { toStoredDate } from '../../shared/dates.ts';
 import { hostOf, refusalOf, type Resolver } from './webhook-address.ts';
 import { newSecret, type SecretBox } from './webhook-secrets.ts';
-import { presentDelivery, presentWebhook, type AttemptRow, type Webhook } from './webhooks.presenter.ts';
+import {
+  presentDelivery,
+  presentWebhook,
+  webhookVersions,
+  type AttemptRow,
+  type Webhook,
+} from './webhooks.presenter.ts';
 import { webhooksRepository as repo } from './webhooks.repository.ts';
 import {
   DELIVERIES_PER_ANSWER,
@@ -63,6 +69,11 @@ export class WebhooksService {
           description,
           secret: sealed,
           created: toStoredDate(this.clock.now()),
+          // What the key may see is what its webhook is sent (decision 0019).
+          versions:
+            ctx.scope.versions === null
+              ? null
+              : JSON.stringify([...ctx.scope.versions].sort((a, b) => a - b)),
         }),
       );
       await this.changes.record(tx, { type: 'webhook.created', projectId: ctx.scope.project.id, webhook });
@@ -72,7 +83,7 @@ export class WebhooksService {
 
   async list(ctx: UseCaseContext): Promise<{ items: Webhook[] }> {
     const rows = await repo.listLive(ctx.transaction ?? this.database.reader, ctx.scope.project.id);
-    return { items: rows.map(presentWebhook) };
+    return { items: rows.filter((row) => reachable(ctx.scope, row.versions)).map(presentWebhook) };
   }
 
   async delete(ctx: UseCaseContext, id: number): Promise<Record<string, never>> {
@@ -119,10 +130,13 @@ export class WebhooksService {
     return repo.countPending(this.database.reader);
   }
 
-  /** A live webhook of the scope's project; another project's is as unknown as a missing one. */
+  /**
+   * A live webhook of the scope's project; another project's is as unknown as a missing one, and so
+   * is one that reaches versions beyond the scope's.
+   */
   private async webhook(db: Executor, scope: Scope, id: number) {
     const row = await repo.findLive(db, scope.project.id, id);
-    if (!row) throw new NotFoundError(`Webhook ${id} not found.`);
+    if (!row || !reachable(scope, row.versions)) throw new NotFoundError(`Webhook ${id} not found.`);
     return row;
   }
 
@@ -149,6 +163,17 @@ export class WebhooksService {
     }
     return url.href;
   }
+}
+
+/**
+ * Whether a key of `scope` may see a webhook of that stored version scope: only when the webhook
+ * reaches no version the key cannot see, since its deliveries tell of changes in every version it
+ * reaches.
+ */
+function reachable(scope: Scope, stored: string | null): boolean {
+  if (scope.versions === null) return true;
+  const versions = webhookVersions(stored);
+  return versions !== null && versions.every((id) => canSeeVersion(scope, id));
 }
 
 function checkEvents(events: readonly string[]): Array<(typeof WEBHOOK_EVENT_TYPES)[number]> {
