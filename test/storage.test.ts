@@ -46,11 +46,9 @@ describe(`storage (${dialectName})`, () => {
     await sql`delete from ${table} where name = '9999-from-a-newer-build'`.execute(db);
     // A database the build before the last migration migrated: the next start applies that
     // migration, and only it.
-    await db.schema.alterTable('webhooks').dropColumn('versions').execute();
-    await db.schema.alterTable('audit_log').dropColumn('version_id').execute();
-    await db.schema.alterTable('audit_log').dropColumn('project_wide').execute();
-    await sql`delete from ${table} where name = '0013-version-scope'`.execute(db);
-    expect(await upgradeDatabase(t.deps.database, t.storage.schema)).toEqual(['0013-version-scope']);
+    await db.schema.alterTable('idempotency_keys').dropColumn('holder').execute();
+    await sql`delete from ${table} where name = '0014-idempotency-holder'`.execute(db);
+    expect(await upgradeDatabase(t.deps.database, t.storage.schema)).toEqual(['0014-idempotency-holder']);
     expect(await upgradeDatabase(t.deps.database, t.storage.schema)).toEqual([]);
   });
 
