@@ -905,6 +905,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      414: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       429: {
         headers: {
           'X-Request-Id'?: string;
@@ -914,6 +923,15 @@ export interface operations {
           'RateLimit-Policy'?: string;
           RateLimit?: string;
           'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -1000,6 +1018,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      414: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       415: {
         headers: {
           'X-Request-Id'?: string;
@@ -1027,6 +1054,15 @@ export interface operations {
           'RateLimit-Policy'?: string;
           RateLimit?: string;
           'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -1174,6 +1210,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       503: {
         headers: {
           'X-Request-Id'?: string;
@@ -1298,6 +1343,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       503: {
         headers: {
           'X-Request-Id'?: string;
@@ -1382,6 +1436,15 @@ export interface operations {
           'RateLimit-Policy'?: string;
           RateLimit?: string;
           'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -1519,6 +1582,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       503: {
         headers: {
           'X-Request-Id'?: string;
@@ -1601,6 +1673,15 @@ export interface operations {
           'RateLimit-Policy'?: string;
           RateLimit?: string;
           'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -1734,6 +1815,15 @@ export interface operations {
           'RateLimit-Policy'?: string;
           RateLimit?: string;
           'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -1882,6 +1972,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       503: {
         headers: {
           'X-Request-Id'?: string;
@@ -2002,6 +2101,15 @@ export interface operations {
           'RateLimit-Policy'?: string;
           RateLimit?: string;
           'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -2138,6 +2246,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       503: {
         headers: {
           'X-Request-Id'?: string;
@@ -2238,6 +2355,15 @@ export interface operations {
           'RateLimit-Policy'?: string;
           RateLimit?: string;
           'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -2362,6 +2488,15 @@ export interface operations {
           'RateLimit-Policy'?: string;
           RateLimit?: string;
           'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -2506,6 +2641,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       503: {
         headers: {
           'X-Request-Id'?: string;
@@ -2640,6 +2784,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       503: {
         headers: {
           'X-Request-Id'?: string;
@@ -2736,6 +2889,15 @@ export interface operations {
           'RateLimit-Policy'?: string;
           RateLimit?: string;
           'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -2887,6 +3049,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       503: {
         headers: {
           'X-Request-Id'?: string;
@@ -3005,6 +3176,15 @@ export interface operations {
           'RateLimit-Policy'?: string;
           RateLimit?: string;
           'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3144,6 +3324,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       503: {
         headers: {
           'X-Request-Id'?: string;
@@ -3268,6 +3457,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       503: {
         headers: {
           'X-Request-Id'?: string;
@@ -3337,6 +3535,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      414: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       429: {
         headers: {
           'X-Request-Id'?: string;
@@ -3346,6 +3553,15 @@ export interface operations {
           'RateLimit-Policy'?: string;
           RateLimit?: string;
           'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3443,6 +3659,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       503: {
         headers: {
           'X-Request-Id'?: string;
@@ -3528,6 +3753,15 @@ export interface operations {
           'RateLimit-Policy'?: string;
           RateLimit?: string;
           'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3659,6 +3893,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       503: {
         headers: {
           'X-Request-Id'?: string;
@@ -3712,6 +3955,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      414: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       429: {
         headers: {
           'X-Request-Id'?: string;
@@ -3721,6 +3973,15 @@ export interface operations {
           'RateLimit-Policy'?: string;
           RateLimit?: string;
           'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3780,6 +4041,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      414: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       429: {
         headers: {
           'X-Request-Id'?: string;
@@ -3789,6 +4059,15 @@ export interface operations {
           'RateLimit-Policy'?: string;
           RateLimit?: string;
           'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3873,6 +4152,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      414: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       415: {
         headers: {
           'X-Request-Id'?: string;
@@ -3900,6 +4188,15 @@ export interface operations {
           'RateLimit-Policy'?: string;
           RateLimit?: string;
           'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3992,6 +4289,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      414: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       415: {
         headers: {
           'X-Request-Id'?: string;
@@ -4019,6 +4325,15 @@ export interface operations {
           'RateLimit-Policy'?: string;
           RateLimit?: string;
           'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4102,6 +4417,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      414: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       429: {
         headers: {
           'X-Request-Id'?: string;
@@ -4111,6 +4435,15 @@ export interface operations {
           'RateLimit-Policy'?: string;
           RateLimit?: string;
           'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4185,6 +4518,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      414: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       429: {
         headers: {
           'X-Request-Id'?: string;
@@ -4194,6 +4536,15 @@ export interface operations {
           'RateLimit-Policy'?: string;
           RateLimit?: string;
           'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4259,6 +4610,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      414: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       429: {
         headers: {
           'X-Request-Id'?: string;
@@ -4268,6 +4628,15 @@ export interface operations {
           'RateLimit-Policy'?: string;
           RateLimit?: string;
           'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4339,6 +4708,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      414: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       429: {
         headers: {
           'X-Request-Id'?: string;
@@ -4348,6 +4726,15 @@ export interface operations {
           'RateLimit-Policy'?: string;
           RateLimit?: string;
           'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4435,6 +4822,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      414: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       415: {
         headers: {
           'X-Request-Id'?: string;
@@ -4462,6 +4858,15 @@ export interface operations {
           'RateLimit-Policy'?: string;
           RateLimit?: string;
           'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4554,6 +4959,15 @@ export interface operations {
           'RateLimit-Policy'?: string;
           RateLimit?: string;
           'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4694,6 +5108,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       503: {
         headers: {
           'X-Request-Id'?: string;
@@ -4782,6 +5205,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       503: {
         headers: {
           'X-Request-Id'?: string;
@@ -4835,6 +5267,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      414: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       429: {
         headers: {
           'X-Request-Id'?: string;
@@ -4844,6 +5285,15 @@ export interface operations {
           'RateLimit-Policy'?: string;
           RateLimit?: string;
           'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4944,6 +5394,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      414: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       415: {
         headers: {
           'X-Request-Id'?: string;
@@ -4971,6 +5430,15 @@ export interface operations {
           'RateLimit-Policy'?: string;
           RateLimit?: string;
           'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5092,6 +5560,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       503: {
         headers: {
           'X-Request-Id'?: string;
@@ -5176,6 +5653,15 @@ export interface operations {
           'RateLimit-Policy'?: string;
           RateLimit?: string;
           'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
