@@ -32,6 +32,12 @@ import { versionsRoutes } from './modules/versions/versions.routes.ts';
 import { webhooksRoutes } from './modules/webhooks/webhooks.routes.ts';
 
 export const JSON_BODY_LIMIT = 5 * 1024 * 1024;
+/**
+ * The longest URL (path and query) answered; a longer one is refused with 414. RFC 9112 asks for
+ * at least 8,000 octets. Node itself refuses a request line and headers over 16 KiB in all with
+ * 431 (clientErrorResponse), so without this a long URL got 431 or nothing, by its length.
+ */
+export const MAX_URL_LENGTH = 8 * 1024;
 const READY_TIMEOUT_MS = 1_500;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -189,6 +195,10 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
       reply.header('connection', 'close');
       sendError(reply, 400, 'An HTTP/1.1 request must have a Host header.');
+      return;
+    }
+    if (request.url.length > MAX_URL_LENGTH) {
+      sendError(reply, 414, `The URL is too long: at most ${MAX_URL_LENGTH} characters, query included.`);
       return;
     }
     done();

@@ -159,4 +159,47 @@ if (TEST_DATABASE_URL) {
       expect(Object.values(all.page).map((p) => (p as { title: string }).title)).toEqual(['Free']);
     });
   });
+
+  describe('a create that waits for its group, then for the section lock', () => {
+    const TIMEOUT_MS = 1_000;
+    const t = useTestApp({ env: { DATABASE_STATEMENT_TIMEOUT: String(TIMEOUT_MS) } });
+
+    it('is refused after one statement timeout in all, not one per wait', async () => {
+      const w = await createWorld(t.deps);
+      const api = client(t.app, w.key);
+      const blocker = new pg.Client({ connectionString: t.storage.databaseUrl });
+      await blocker.connect();
+      try {
+        await blocker.query(`set search_path = ${t.storage.schema}`);
+        await blocker.query('begin');
+        await blocker.query('select id from documentation where id = $1 for update', [w.documentation.id]);
+        // The first waits for the lock; those sent while it waits wait for it, then for the lock
+        // (the later one sent, the less is left of its timeout when its group starts).
+        const creates = [0, 300, 600].map(async (delay, i) => {
+          await new Promise((resolve) => setTimeout(resolve, delay));
+          return elapsed(() =>
+            api.post(`/documentation/${w.documentation.id}/page`, { title: `Held ${i}`, content: 'x' }),
+          );
+        });
+        for (const [res, ms] of await Promise.all(creates)) {
+          expect(res.statusCode).toBe(503);
+          expectErrorShape(res);
+          expect(res.headers['retry-after']).toBe('2');
+          expect(ms).toBeGreaterThanOrEqual(TIMEOUT_MS * 0.9);
+          expect(ms).toBeLessThan(TIMEOUT_MS * 1.6);
+        }
+      } finally {
+        await blocker.query('rollback');
+        await blocker.end();
+      }
+      // The bound was the transaction's alone: a create now takes its time as before.
+      const created = await api.post(`/documentation/${w.documentation.id}/page`, {
+        title: 'Free',
+        content: 'x',
+      });
+      expect(created.statusCode).toBe(200);
+      const all = (await api.get('/all')).json();
+      expect(Object.values(all.page).map((p) => (p as { title: string }).title)).toEqual(['Free']);
+    });
+  });
 }

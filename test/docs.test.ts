@@ -227,16 +227,17 @@ function renderedOperations(dom: string): Array<{ method: string; path: string; 
 }
 
 describe.runIf(fs.existsSync(CHROMIUM))('GET /docs in a browser', () => {
-  it(
-    'shows every operation of the document, with nothing fetched from another host',
-    async () => {
+  // With a query too: the page's files and its document are found from the address it ends at.
+  it.each(['/docs', '/docs?x=1'])(
+    '%s shows every operation of the document, with nothing fetched from another host',
+    async (address) => {
       await t.app.listen({ host: '127.0.0.1', port: 0 });
       const { port } = t.app.server.address() as { port: number };
       const origin = `http://127.0.0.1:${port}`;
       const doc = (await client(t.app).get('/openapi.json')).json<Parameters<typeof operationsOf>[0]>();
       const expected = operationsOf(doc);
 
-      const run = await renderInChromium(`${origin}/docs`);
+      const run = await renderInChromium(`${origin}${address}`);
 
       // The document's own title, rendered by swagger-ui (not the page's <title>).
       expect(run.dom).toMatch(/<h1 class="title">Quire API</);

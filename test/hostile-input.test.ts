@@ -107,6 +107,46 @@ describe('hostile input', () => {
     expect(ok.json<{ title: string }>().title).toBe('Ünïcödé ✓ 𝄞');
   });
 
+  it('refuses a lone surrogate escape in a JSON body with 400 naming the field, and stores nothing', async () => {
+    const w = await createWorld(t.deps);
+    const api = client(t.app, w.key);
+    const problem = 'must not contain a lone surrogate (a \\ud800–\\udfff escape that is not half of a pair)';
+    // Bodies as sent: each escape is JSON's own, read by the parser.
+    for (const [payload, field] of [
+      ['{"title":"a \\ud800","content":"x"}', 'body.title'], // a high one at the end
+      ['{"title":"t","content":"\\udc00 b"}', 'body.content'], // a low one alone
+      ['{"title":"\\uD83D x","content":"x"}', 'body.title'], // a high one before another character
+      ['{"title":"\\ud83d\\ud83d\\ude00","content":"x"}', 'body.title'], // a high one before a pair
+      ['{"title":"\\ude00\\ud83d","content":"x"}', 'body.title'], // a pair the wrong way round
+      ['{"title":"t","content":"x","message":"\\udfff"}', 'body.message'],
+    ]) {
+      const res = await api.post(`/documentation/${w.documentation.id}/page`, undefined, {
+        payload,
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(res.statusCode, payload).toBe(400);
+      expect(expectErrorShape(res), payload).toMatchObject({
+        message: `${field} ${problem}`,
+        details: [{ field, message: problem }],
+      });
+    }
+    expect(await t.deps.database.db.selectFrom('pages').select('id').execute()).toEqual([]);
+
+    // A pair is one character, kept as sent; an escaped backslash before `ud800` is text.
+    for (const [payload, title] of [
+      ['{"title":"\\ud83d\\ude00 \\uD834\\uDD1E","content":"x"}', '😀 𝄞'],
+      ['{"title":"\\\\ud800","content":"x"}', '\\ud800'],
+    ]) {
+      const res = await api.post(`/documentation/${w.documentation.id}/page`, undefined, {
+        payload,
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(res.statusCode, payload).toBe(200);
+      const read = await api.get(`/page/${res.json<{ id: number }>().id}`);
+      expect(read.json<{ title: string }>().title).toBe(title);
+    }
+  });
+
   it('refuses OpenAPI files nested beyond the limit with a clean 400, in YAML and JSON', async () => {
     const w = await createWorld(t.deps);
     const head = 'openapi: 3.1.0\ninfo:\n  title: Deep\n  version: "1"\npaths: {}\nx-deep:\n';

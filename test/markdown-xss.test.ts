@@ -117,9 +117,9 @@ const HTML_VECTORS: ReadonlyArray<[string, string]> = [
   ['<IMG SRC=x OnError="alert(1)">', '<img src="x" />'],
   ['<svg onload=alert(1)>', ''],
   ['<svg><script>alert(1)</script></svg>', ''],
-  ['<iframe src="javascript:alert(1)"></iframe>', '<iframe></iframe>'],
-  ['<iframe src="https://evil.test/"></iframe>', '<iframe></iframe>'],
-  ['<iframe srcdoc="<script>alert(1)</script>"></iframe>', '<iframe></iframe>'],
+  ['<iframe src="javascript:alert(1)"></iframe>', ''],
+  ['<iframe src="https://evil.test/"></iframe>', ''],
+  ['<iframe srcdoc="<script>alert(1)</script>"></iframe>', ''],
   ['<a href="javascript:alert(1)">a</a>', '<a>a</a>'],
   ['<a href="JaVaScRiPt:alert(1)">a</a>', '<a>a</a>'],
   ['<a href="java&#x09;script:alert(1)">a</a>', '<a>a</a>'],
@@ -302,7 +302,7 @@ describe('format=markdown: HTML written in a page goes through the allowlist', (
         '',
         '<div>\n<img src="x" />\n</div>',
         '<table><tr><td style="text-align:left">x</td></tr></table>',
-        '<iframe></iframe>',
+        '',
         '',
         '',
         '<!--\n--><img src="x" />',
@@ -577,7 +577,13 @@ describe('format=html: raw HTML is sanitised where it stands', () => {
       for (const s of written) {
         if (renderHtmlInPlace(page(context, [...inPlace, s], 'write')) !== null) inPlace.push(s);
       }
-      expect(inPlace.length).toBeGreaterThan(written.length / 2);
+      // An iframe the allowlist drops takes what it encloses with it, which the fast path cannot
+      // follow: a page holding one is sanitised as a whole.
+      const dropsIframe = (vector: string) => vector.includes('<iframe');
+      for (const s of written.filter(dropsIframe)) {
+        expect(renderHtmlInPlace(page(context, [s], 'write')), s).toBeNull();
+      }
+      expect(inPlace.length).toBeGreaterThan(written.filter((s) => !dropsIframe(s)).length / 2);
       const fast = page(context, inPlace, 'write');
       for (const content of [fast, page(context, written, 'write')]) {
         const html = await htmlOf(content);

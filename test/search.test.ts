@@ -418,7 +418,8 @@ describe('search content', () => {
       {},
       { query: '' },
       { query: 'x'.repeat(501) },
-      { query: 'a '.repeat(5_000) },
+      // Many terms, one past the length allowed.
+      { query: `${'a '.repeat(250)}a` },
       { query: 'x', hits: 101 },
       { query: 'x', hits: 0 },
       { query: 'x', page: -1 },
@@ -428,6 +429,10 @@ describe('search content', () => {
       expect(res.statusCode, JSON.stringify(params).slice(0, 80)).toBe(400);
       expectErrorShape(res);
     }
+    // A query that makes the URL longer than any is refused before the parameters are read.
+    const huge = await search(api, { query: 'a '.repeat(5_000) });
+    expect(huge.statusCode).toBe(414);
+    expectErrorShape(huge);
     const hostile = [
       'NEAR(config server)',
       'config AND OR NOT',

@@ -185,7 +185,11 @@ export class RawHtmlScope {
       this.open.push({ name, raw: true });
       this.rawOpen += 1;
     }
-    return tagAllowed(name) ? html + sanitizeOpeningTag(tag) : html;
+    if (!tagAllowed(name)) return html;
+    const clean = sanitizeOpeningTag(tag);
+    // An allowed element the sanitiser drops whole (an iframe without an allowed source) takes what
+    // it encloses with it, which a pass tag by tag cannot follow.
+    return clean === '' ? this.fail() : html + clean;
   }
 
   private rawClosing(name: string): string {

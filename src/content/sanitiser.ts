@@ -7,6 +7,14 @@ const HEADING_ATTRIBUTES = ['id'];
 const NON_TEXT_TAGS = ['script', 'style', 'textarea', 'option', 'xmp'];
 
 /**
+ * An iframe is an allowed player's embed or nothing: one left without a source (none given, or one on
+ * a host the allowlist does not name, whose `src` goes) is dropped with what it encloses, not kept as
+ * an empty frame.
+ */
+const EMBEDS = new Set(['iframe']);
+const emptyEmbed = (frame: sanitizeHtml.IFrame): boolean => EMBEDS.has(frame.tag) && !frame.attribs.src;
+
+/**
  * The allowlist for all HTML Quire returns: what markdown-it and our renderers emit, plus the inline HTML
  * people write in pages. Anything else (script, style, forms, event handlers, `javascript:` URLs) is
  * dropped. Built once: sanitize-html only reads it.
@@ -60,6 +68,7 @@ export const OPTIONS: sanitizeHtml.IOptions = {
   allowProtocolRelative: true,
   selfClosing: ['img', 'br', 'hr', 'input', 'col'],
   nonTextTags: NON_TEXT_TAGS,
+  exclusiveFilter: emptyEmbed,
 };
 
 export function sanitizeHtmlOutput(html: string): string {
@@ -83,9 +92,13 @@ export function sanitizeHtmlForMarkdown(html: string): string {
 export const ALLOWED_TAGS: ReadonlySet<string> = new Set(OPTIONS.allowedTags || []);
 const CONTENT_DROPPED: ReadonlySet<string> = new Set(NON_TEXT_TAGS);
 
-/** A disallowed element whose text goes with it (`<script>`): Markdown output drops what it encloses too. */
+/**
+ * An element whose text goes with it when the allowlist drops it (`<script>`, an iframe without an
+ * allowed source): Markdown output drops what it encloses too.
+ */
 export function dropsContent(tagName: string): boolean {
-  return CONTENT_DROPPED.has(tagName.toLowerCase());
+  const name = tagName.toLowerCase();
+  return CONTENT_DROPPED.has(name) || EMBEDS.has(name);
 }
 
 // The HTML grammar of CommonMark (what markdown-it reads as inline HTML and what starts an HTML block).
@@ -166,7 +179,9 @@ function sanitizeTag(tag: string): string {
   const name = TAG_NAME.exec(tag)?.[1]?.toLowerCase();
   if (name === undefined) return PLAIN_COMMENT.test(tag) ? tag : '';
   const allowed = ALLOWED_TAGS.has(name);
-  if (tag.charCodeAt(1) === 0x2f /* / */ || BARE_TAG.test(tag)) return allowed ? tag : '';
+  if (tag.charCodeAt(1) === 0x2f /* / */) return allowed ? tag : '';
+  // A bare embed has no source: the sanitiser drops it.
+  if (BARE_TAG.test(tag) && !EMBEDS.has(name)) return allowed ? tag : '';
   if (!allowed) return '';
   // sanitize-html closes what it opens; only the opening tag is this tag's.
   const clean = /^<[^>]*>/.exec(sanitizeHtmlOutput(tag))?.[0] ?? '';

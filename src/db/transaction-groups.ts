@@ -1,12 +1,18 @@
 import { performance } from 'node:perf_hooks';
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import { ServiceUnavailableError } from '../errors.ts';
 import type { Database } from './schema.ts';
 import { inTransaction } from './transaction.ts';
-import { asUnavailable, RETRY_AFTER_SECONDS } from './unavailable.ts';
+import { asUnavailable, isStatementTimeout, RETRY_AFTER_SECONDS } from './unavailable.ts';
 
 /** Writes of one group at most; those past it wait for the next group. */
 const MAX_GROUP = 32;
+/**
+ * A group whose oldest write waited less than this share of the bound runs under the statement
+ * timeout as it is: the wait then exceeds the bound by no more than the share, and a group that
+ * hardly waited (as on an idle section) spends no round trip on setting it.
+ */
+const UNBOUNDED_SHARE = 0.05;
 
 type Context = {
   actor: unknown;
@@ -44,10 +50,15 @@ interface Waiting {
  * - because the database cannot answer (unavailable.ts), or at its commit: every write of the group
  *   fails with that error and none runs again. A commit's outcome is then unknown (the connection
  *   may have gone after the database committed), and running writes one by one against a database
- *   that does not answer would hold the section's later writes for as many timeouts.
+ *   that does not answer would hold the section's later writes for as many timeouts;
+ * - past the bound set for its oldest write (below): that write fails, and the others go together
+ *   again under what is left of theirs.
  * A write that waited longer than `maxWaitMs` for its group is refused with a 503: given the database's
  * statement timeout on PostgreSQL, which bounded a wait for the lock before; none on SQLite, where a
- * write waited for the one writer without a bound.
+ * write waited for the one writer without a bound. The bound is the whole wait's, not each phase's:
+ * a group whose oldest write waited runs under a statement timeout of what is left of it (SET LOCAL,
+ * so for that transaction only), so that its wait for the section's lock does not get a full timeout
+ * of its own after the wait for the group.
  */
 export class TransactionGroups<K> {
   /** per key, the writes waiting for the transaction under way; a key is here while one runs */
@@ -55,8 +66,13 @@ export class TransactionGroups<K> {
 
   constructor(
     private readonly db: Kysely<Database>,
-    /** a write that waited longer for its group is refused with a 503; null: no bound */
+    /**
+     * PostgreSQL's statement timeout: a write that waited longer for its group is refused with a
+     * 503; null: no bound (SQLite)
+     */
     private readonly maxWaitMs: number | null = null,
+    /** PostgreSQL: the rest of a write's wait is bounded by what is left of `maxWaitMs` */
+    private readonly boundsStatements = false,
   ) {}
 
   run<C extends Context, T>(key: K, ctx: C, work: Work<C, T>): Promise<T> {
@@ -90,24 +106,24 @@ export class TransactionGroups<K> {
         this.waiting.delete(key);
         return;
       }
-      const now = performance.now();
-      group = [];
-      for (const item of queue.splice(0, MAX_GROUP)) {
-        if (this.maxWaitMs === null || now - item.since <= this.maxWaitMs) group.push(item);
-        else item.reject(tooLong());
-      }
+      group = queue.splice(0, MAX_GROUP);
     }
   }
 
   /** Settles every write of the group; never throws. */
-  private async runGroup(group: Waiting[]): Promise<void> {
+  private async runGroup(waited: Waiting[]): Promise<void> {
+    // Writes that waited past their bound are refused, whether the group waited for the one before
+    // or is run again after one of its writes failed.
+    const group = this.withinBound(waited);
     const [only] = group;
-    if (group.length === 1 && only !== undefined) return this.runAlone(only);
+    if (group.length <= 1) return only === undefined ? undefined : this.runAlone(only);
     // The write whose work threw; none when the transaction's begin or commit did.
     let failed: Waiting | undefined;
+    let bounded = false;
     let results: unknown[] = [];
     try {
       results = await this.db.transaction().execute(async (transaction) => {
+        bounded = await this.boundRest(transaction, group);
         const done: unknown[] = [];
         for (const [i, item] of group.entries()) {
           try {
@@ -120,6 +136,14 @@ export class TransactionGroups<K> {
         return done;
       });
     } catch (error) {
+      // The bound set was what the oldest write had left: that write is refused, and the younger
+      // ones, whose own bound is not reached yet, go together again with what is left of theirs.
+      if (bounded && isStatementTimeout(error)) {
+        const oldest = Math.min(...group.map((item) => item.since));
+        for (const item of group) if (item.since === oldest) item.reject(error);
+        await this.runGroup(group.filter((item) => item.since !== oldest));
+        return;
+      }
       if (failed === undefined || asUnavailable(error) !== null) {
         for (const item of group) item.reject(error);
         return;
@@ -132,11 +156,42 @@ export class TransactionGroups<K> {
   }
 
   private async runAlone(item: Waiting): Promise<void> {
+    if (this.withinBound([item]).length === 0) return;
     try {
-      item.resolve(await inTransaction(this.db, item.ctx, (tx) => item.work(tx, true)));
+      const result = await inTransaction(this.db, item.ctx, async (tx) => {
+        await this.boundRest(tx.transaction, [item]);
+        return item.work(tx, true);
+      });
+      item.resolve(result);
     } catch (error) {
       item.reject(error);
     }
+  }
+
+  /** The writes still within their bound; the others are refused. */
+  private withinBound(group: Waiting[]): Waiting[] {
+    if (this.maxWaitMs === null) return group;
+    const now = performance.now();
+    const kept: Waiting[] = [];
+    for (const item of group) {
+      if (now - item.since <= this.maxWaitMs) kept.push(item);
+      else item.reject(tooLong());
+    }
+    return kept;
+  }
+
+  /**
+   * Bounds the statements of the group's transaction by what is left of its oldest write's bound
+   * (at least 1 ms: 0 would mean none); whether it did. The database cancels a statement past it
+   * (57014), which unavailable.ts answers with a 503, as it does past the statement timeout.
+   */
+  private async boundRest(transaction: Transaction<Database>, group: Waiting[]): Promise<boolean> {
+    if (this.maxWaitMs === null || !this.boundsStatements) return false;
+    const waited = performance.now() - Math.min(...group.map((item) => item.since));
+    if (waited < this.maxWaitMs * UNBOUNDED_SHARE) return false;
+    const left = Math.max(1, Math.floor(this.maxWaitMs - waited));
+    await sql`select set_config('statement_timeout', ${String(left)}, true)`.execute(transaction);
+    return true;
   }
 }
 

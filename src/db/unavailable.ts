@@ -59,6 +59,11 @@ export function asUnavailable(error: unknown): ServiceUnavailableError | null {
   return null;
 }
 
+/** PostgreSQL cancelled a statement: past the statement timeout (57014). */
+export function isStatementTimeout(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '57014';
+}
+
 function unavailable(): ServiceUnavailableError {
   return new ServiceUnavailableError('The database is unavailable. Try again later.', RETRY_AFTER_SECONDS);
 }

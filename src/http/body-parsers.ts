@@ -2,6 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import type { FastifyInstance } from 'fastify';
 import { InvalidFieldError, UnsupportedMediaTypeError } from '../errors.ts';
 import { jsonDepthExceeds } from '../shared/nesting.ts';
+import { stringPath } from './string-paths.ts';
 import './fastify-types.ts';
 
 /**
@@ -56,10 +57,30 @@ export function registerBodyParsers(app: FastifyInstance): void {
         );
         return;
       }
+      // A `\ud800` escape not paired with a low one (or a low one alone) parses to a lone
+      // surrogate, which is no character: the database would store U+FFFD in its place. Only such
+      // an escape can make one (the bytes were valid UTF-8), so a body without it is not walked.
+      const lone =
+        error || !SURROGATE_ESCAPE.test(body) ? null : stringPath(value, 'body', holdsLoneSurrogate);
+      if (lone !== null) {
+        done(
+          new InvalidFieldError(
+            lone,
+            'must not contain a lone surrogate (a \\ud800–\\udfff escape that is not half of a pair)',
+          ),
+          undefined,
+        );
+        return;
+      }
       done(error, value);
     });
   });
 }
+
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+/** In a `u` regular expression a pair is one code point, so only a lone surrogate is category Cs. */
+const LONE_SURROGATE = /\p{Cs}/u;
+const holdsLoneSurrogate = (text: string) => LONE_SURROGATE.test(text);
 
 /** Deeper than any body an operation takes (the deepest, reader access, has three levels). */
 export const MAX_JSON_DEPTH = 32;

@@ -1,5 +1,5 @@
 import swaggerUi from '@fastify/swagger-ui';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 export const DOCS_PREFIX = '/docs';
 
@@ -25,6 +25,47 @@ export const DOCS_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
+const PAGE = `${DOCS_PREFIX}/`;
+const PAGE_ROUTES = new Set([DOCS_PREFIX, PAGE]);
+const INDEX_FILE = `${DOCS_PREFIX}/static/index.html`;
+
+/**
+ * Where a request for the page goes instead, or null to serve it. The plugin computes the page's
+ * relative addresses from the URL with its query (`/docs/?x=1` does not end with a slash to it, so
+ * its files were looked for under /docs/docs/static/), its page script resolves the document against
+ * `location.href` with the query (`/docs?x=1/./json`, the page itself), and its redirect from
+ * static/index.html matched the end of the URL, query included, so it sent the URL back to itself.
+ * The page reads nothing from a query (deep links are fragments, which a redirect keeps), so an
+ * address of the page with a query is sent to the same path without it, and static/index.html
+ * straight to the page. Relative targets, so that a proxy serving Quire under a sub-path keeps it.
+ */
+function pageRedirect(request: FastifyRequest): string | null {
+  const route = request.routeOptions.url;
+  const [path = '', query] = splitQuery(request.url);
+  if (route === INDEX_FILE) return relativePath(path, PAGE);
+  if (route !== undefined && PAGE_ROUTES.has(route) && query !== undefined) return relativePath(path, path);
+  return null;
+}
+
+function splitQuery(url: string): [string, string | undefined] {
+  const mark = url.indexOf('?');
+  return mark < 0 ? [url, undefined] : [url.slice(0, mark), url.slice(mark + 1)];
+}
+
+/** `to` (an absolute path) as a reference relative to a document at `from`. */
+function relativePath(from: string, to: string): string {
+  const fromDirs = from.split('/').slice(1, -1);
+  const toParts = to.split('/').slice(1);
+  let shared = 0;
+  while (shared < fromDirs.length && shared < toParts.length - 1 && fromDirs[shared] === toParts[shared]) {
+    shared += 1;
+  }
+  const up = '../'.repeat(fromDirs.length - shared);
+  const down = toParts.slice(shared).join('/');
+  // An empty reference would name the document itself, query included; './' names its directory.
+  return up + down || './';
+}
+
 /**
  * GET /docs: a browsable reference of the API, served from Quire itself by @fastify/swagger-ui
  * (swagger-ui-dist's files, no CDN) and rendered from the document @fastify/swagger generates, the
@@ -42,6 +83,11 @@ export async function registerDocs(app: FastifyInstance): Promise<void> {
         .header('x-content-type-options', 'nosniff')
         .header('referrer-policy', 'no-referrer');
       done(null, payload);
+    });
+    docs.addHook('onRequest', (request, reply, done) => {
+      const target = pageRedirect(request);
+      if (target === null) done();
+      else void reply.redirect(target, 302);
     });
     await docs.register(swaggerUi, {
       routePrefix: DOCS_PREFIX,

@@ -36,10 +36,6 @@ export function documentResponseHeaders(route: RouteOptions): void {
     // parser takes, even where the operation expects none (a DELETE sent a body).
     response['415'] ??= errorResponse(415);
   }
-  // The router answers 414 to a path parameter longer than its limit, before any route runs.
-  if (route.url.includes(':') && response['414'] === undefined) {
-    response['414'] = errorResponse(414);
-  }
   for (const [status, schema] of Object.entries(response)) {
     const success = status.startsWith('2');
     // A 304 is counted like the answer it stands for (extensions §2), and says so in the same headers.

@@ -17,6 +17,7 @@ import type { Metrics } from './metrics-collector.ts';
 import { registerBodyParsers } from './body-parsers.ts';
 import { CROSS_ORIGIN_MESSAGE, applyCorsHeaders, originAllowed } from './cors.ts';
 import { AUTH_FAILURES, OPERATIONS, scaledLimit, type OperationId } from './operations.ts';
+import { stringPath } from './string-paths.ts';
 import './fastify-types.ts';
 
 export interface PipelineDeps {
@@ -122,6 +123,8 @@ const refuseNul: preValidationHookHandler = (request, _reply, done) => {
 };
 
 const nulError = (path: string) => new InvalidFieldError(path, 'must not contain NUL characters');
+const holdsNul = (text: string) => text.includes('\u0000');
+const nulPath = (value: unknown, path: string) => stringPath(value, path, holdsNul);
 
 /** A route's own hooks of one kind, as a list. */
 function hooksOf<T>(hooks: T | T[] | undefined): T[] {
@@ -258,23 +261,4 @@ function setRateLimitHeaders(
   reply.header('x-ratelimit-reset', String(Math.floor(resetAt / 1000)));
   reply.header('ratelimit-policy', limit.policyHeader);
   reply.header('ratelimit', `${limit.remainingPrefix}${limit.permitted - consumed};t=${secondsLeft}`);
-}
-
-/** The path of the first string holding a NUL character, or null. */
-function nulPath(value: unknown, path: string): string | null {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const found = nulPath(value[i], `${path}.${i}`);
-      if (found !== null) return found;
-    }
-    return null;
-  }
-  if (typeof value === 'object' && value !== null && !Buffer.isBuffer(value)) {
-    for (const [name, inner] of Object.entries(value)) {
-      const found = name.includes('\u0000') ? `${path}.${name}` : nulPath(inner, `${path}.${name}`);
-      if (found !== null) return found;
-    }
-  }
-  return null;
 }

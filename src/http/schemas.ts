@@ -19,16 +19,17 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   409: 'Conflict (for a write with an Idempotency-Key: its first request is still running)',
   412: 'Precondition failed: the If-Match tag is not current (the current one is in ETag)',
   413: 'Payload too large',
-  414: 'A path parameter is longer than 100 characters',
+  414: 'The URL is longer than 8 KiB, or a path parameter longer than 100 characters',
   415: 'Unsupported content-type',
   422: 'The Idempotency-Key was used with another request',
   429: 'Too many requests',
+  431: 'The request line and headers are larger than 16 KiB in all',
   503: 'Unavailable for now (the database is out of reach or slow, or heavy work could not finish); try again after Retry-After seconds',
 };
 
 /**
- * Response schemas for the error statuses a route can return; 400, 403, 429 and 503 apply to every
- * operation, 414 to every operation with a path parameter (added where headers are documented).
+ * Response schemas for the error statuses a route can return; 400, 403, 414, 429, 431 and 503 apply
+ * to every operation (414 and 431 are answered before any route runs, to a URL or headers too long).
  */
 export const errorResponse = (status: number): TSchema => ({
   ...ErrorBody,
@@ -36,7 +37,7 @@ export const errorResponse = (status: number): TSchema => ({
 });
 
 export function errorResponses(...statuses: number[]): Record<number, TSchema> {
-  const all = [...new Set([400, 403, 429, 503, ...statuses])].sort();
+  const all = [...new Set([400, 403, 414, 429, 431, 503, ...statuses])].sort();
   return Object.fromEntries(all.map((s) => [s, errorResponse(s)]));
 }
 

@@ -907,6 +907,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      414: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       429: {
         headers: {
           'X-Request-Id'?: string;
@@ -916,6 +925,15 @@ export interface operations {
           'RateLimit-Policy'?: string;
           RateLimit?: string;
           'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -1002,6 +1020,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      414: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       415: {
         headers: {
           'X-Request-Id'?: string;
@@ -1029,6 +1056,15 @@ export interface operations {
           'RateLimit-Policy'?: string;
           RateLimit?: string;
           'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -1176,6 +1212,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       503: {
         headers: {
           'X-Request-Id'?: string;
@@ -1300,6 +1345,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       503: {
         headers: {
           'X-Request-Id'?: string;
@@ -1384,6 +1438,15 @@ export interface operations {
           'RateLimit-Policy'?: string;
           RateLimit?: string;
           'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -1521,6 +1584,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       503: {
         headers: {
           'X-Request-Id'?: string;
@@ -1603,6 +1675,15 @@ export interface operations {
           'RateLimit-Policy'?: string;
           RateLimit?: string;
           'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -1736,6 +1817,15 @@ export interface operations {
           'RateLimit-Policy'?: string;
           RateLimit?: string;
           'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -1884,6 +1974,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       503: {
         headers: {
           'X-Request-Id'?: string;
@@ -2004,6 +2103,15 @@ export interface operations {
           'RateLimit-Policy'?: string;
           RateLimit?: string;
           'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -2140,6 +2248,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       503: {
         headers: {
           'X-Request-Id'?: string;
@@ -2240,6 +2357,15 @@ export interface operations {
           'RateLimit-Policy'?: string;
           RateLimit?: string;
           'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -2364,6 +2490,15 @@ export interface operations {
           'RateLimit-Policy'?: string;
           RateLimit?: string;
           'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -2508,6 +2643,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       503: {
         headers: {
           'X-Request-Id'?: string;
@@ -2642,6 +2786,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       503: {
         headers: {
           'X-Request-Id'?: string;
@@ -2738,6 +2891,15 @@ export interface operations {
           'RateLimit-Policy'?: string;
           RateLimit?: string;
           'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -2889,6 +3051,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       503: {
         headers: {
           'X-Request-Id'?: string;
@@ -3007,6 +3178,15 @@ export interface operations {
           'RateLimit-Policy'?: string;
           RateLimit?: string;
           'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3146,6 +3326,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       503: {
         headers: {
           'X-Request-Id'?: string;
@@ -3270,6 +3459,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       503: {
         headers: {
           'X-Request-Id'?: string;
@@ -3339,6 +3537,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      414: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       429: {
         headers: {
           'X-Request-Id'?: string;
@@ -3348,6 +3555,15 @@ export interface operations {
           'RateLimit-Policy'?: string;
           RateLimit?: string;
           'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3445,6 +3661,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       503: {
         headers: {
           'X-Request-Id'?: string;
@@ -3530,6 +3755,15 @@ export interface operations {
           'RateLimit-Policy'?: string;
           RateLimit?: string;
           'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3661,6 +3895,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       503: {
         headers: {
           'X-Request-Id'?: string;
@@ -3714,6 +3957,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      414: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       429: {
         headers: {
           'X-Request-Id'?: string;
@@ -3723,6 +3975,15 @@ export interface operations {
           'RateLimit-Policy'?: string;
           RateLimit?: string;
           'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3782,6 +4043,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      414: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       429: {
         headers: {
           'X-Request-Id'?: string;
@@ -3791,6 +4061,15 @@ export interface operations {
           'RateLimit-Policy'?: string;
           RateLimit?: string;
           'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3875,6 +4154,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      414: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       415: {
         headers: {
           'X-Request-Id'?: string;
@@ -3902,6 +4190,15 @@ export interface operations {
           'RateLimit-Policy'?: string;
           RateLimit?: string;
           'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3994,6 +4291,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      414: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       415: {
         headers: {
           'X-Request-Id'?: string;
@@ -4021,6 +4327,15 @@ export interface operations {
           'RateLimit-Policy'?: string;
           RateLimit?: string;
           'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4104,6 +4419,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      414: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       429: {
         headers: {
           'X-Request-Id'?: string;
@@ -4113,6 +4437,15 @@ export interface operations {
           'RateLimit-Policy'?: string;
           RateLimit?: string;
           'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4187,6 +4520,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      414: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       429: {
         headers: {
           'X-Request-Id'?: string;
@@ -4196,6 +4538,15 @@ export interface operations {
           'RateLimit-Policy'?: string;
           RateLimit?: string;
           'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4261,6 +4612,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      414: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       429: {
         headers: {
           'X-Request-Id'?: string;
@@ -4270,6 +4630,15 @@ export interface operations {
           'RateLimit-Policy'?: string;
           RateLimit?: string;
           'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4341,6 +4710,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      414: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       429: {
         headers: {
           'X-Request-Id'?: string;
@@ -4350,6 +4728,15 @@ export interface operations {
           'RateLimit-Policy'?: string;
           RateLimit?: string;
           'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4437,6 +4824,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      414: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       415: {
         headers: {
           'X-Request-Id'?: string;
@@ -4464,6 +4860,15 @@ export interface operations {
           'RateLimit-Policy'?: string;
           RateLimit?: string;
           'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4556,6 +4961,15 @@ export interface operations {
           'RateLimit-Policy'?: string;
           RateLimit?: string;
           'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4696,6 +5110,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       503: {
         headers: {
           'X-Request-Id'?: string;
@@ -4784,6 +5207,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       503: {
         headers: {
           'X-Request-Id'?: string;
@@ -4837,6 +5269,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      414: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       429: {
         headers: {
           'X-Request-Id'?: string;
@@ -4846,6 +5287,15 @@ export interface operations {
           'RateLimit-Policy'?: string;
           RateLimit?: string;
           'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4946,6 +5396,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      414: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       415: {
         headers: {
           'X-Request-Id'?: string;
@@ -4973,6 +5432,15 @@ export interface operations {
           'RateLimit-Policy'?: string;
           RateLimit?: string;
           'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5094,6 +5562,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       503: {
         headers: {
           'X-Request-Id'?: string;
@@ -5178,6 +5655,15 @@ export interface operations {
           'RateLimit-Policy'?: string;
           RateLimit?: string;
           'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {

@@ -54,7 +54,7 @@ export class PageWriter {
     private readonly changes: ChangeRecorder,
     groupWaitMs: number | null = null,
   ) {
-    this.creates = new TransactionGroups(db, groupWaitMs);
+    this.creates = new TransactionGroups(db, groupWaitMs, dialect === 'postgres');
   }
 
   async create(
