@@ -2,12 +2,12 @@
  * Does a large import stall the server? A Quire server runs in a child process (`src/main.ts`, as
  * `quire serve` runs it) on a fresh SQLite file, or on PostgreSQL with `--pg`; it imports
  * (`POST /import`) an archive in the export layout of about `--mib` MiB inflated
- * (bench/fixtures/import-archive.ts: `--shape many` pages of 32 KiB, or `big` ones of 4 MB), while a
- * probe asks `/healthz` every 10 ms and, beside it, reads a page of the project with the key
- * (`GET /page/{id}`) every 10 ms, and goes on for `--tail` s after the import answered (work left for
- * after the commit stalls readers as much).
+ * (bench/fixtures/import-archive.ts: `--shape big`, pages of 4 MB, the default and the worse stall;
+ * or `many` pages of 32 KiB), while a probe asks `/healthz` every 10 ms and, beside it, reads a page
+ * of the project with the key (`GET /page/{id}`) every 10 ms, and goes on for `--tail` s after the
+ * import answered (work left for after the commit stalls readers as much).
  *
- *   node --import tsx bench/import-stall.bench.ts [--shape many|big] [--mib 480] [--rounds 1]
+ *   node --import tsx bench/import-stall.bench.ts [--shape big|many] [--mib 480] [--rounds 1]
  *        [--tail 2] [--data $TMPDIR/quire-bench-import] [--port P] [--fixed-port P]
  *        [--fixed-duration 2] [--pg [postgres://postgres@127.0.0.1:5432/test]] [--redis [redis://…]]
  *
@@ -75,7 +75,7 @@ const worstAndP99 = (samples: Samples, from: number, to: number) => {
 };
 
 async function main(): Promise<void> {
-  const shapeArg = arg('shape', 'many');
+  const shapeArg = arg('shape', 'big');
   if (shapeArg !== 'many' && shapeArg !== 'big')
     throw new Error(`--shape must be many or big (got '${shapeArg}')`);
   const shape: ArchiveShape = shapeArg;
