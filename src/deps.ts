@@ -168,7 +168,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
   changes.subscribe(webhooksSubscriber(() => webhookDispatcher.nudge(), new WebhookSubscriptions(database)));
   const versions = new VersionsService(db, reader, clock, changes, database.dialect);
   const documentation = new DocumentationService(db, reader, clock, changes, versions, database.dialect);
-  const keys = new KeysService(db, clock, changes);
+  const keys = new KeysService(db, clock, changes, undefined, reader);
   const references = new ReferencesService(db, reader, clock, changes, versions, workers);
   const pages = new PagesService(
     database,

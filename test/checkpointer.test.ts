@@ -32,7 +32,7 @@ function writer(): { db: SQLite.Database; file: string } {
 const threshold = (db: SQLite.Database) => db.pragma('wal_autocheckpoint', { simple: true });
 
 describe('WalCheckpointer', () => {
-  it('checkpoints beside the writer, which keeps a higher threshold as a safety net until it stops', async () => {
+  it('checkpoints beside the writer, which checkpoints nothing itself until the thread stops', async () => {
     const { db, file } = writer();
     const checkpointer = new WalCheckpointer(db, { intervalMs: 10 });
     checkpointer.start();
@@ -47,6 +47,21 @@ describe('WalCheckpointer', () => {
     await checkpointer.close();
     expect(threshold(db)).toBe(WRITER_CHECKPOINT_PAGES);
     expect(checkpointer.stats().failures).toBe(0);
+  });
+
+  it('leaves a large commit to the thread rather than copying the WAL inside it', async () => {
+    const { db, file } = writer();
+    // A thread that does not run within the test: only the writer could copy anything.
+    const checkpointer = new WalCheckpointer(db, { intervalMs: 60_000 });
+    checkpointer.start();
+    const insert = db.prepare('insert into t (v) values (?)');
+    // About 5,000 WAL pages (20 MiB), past any threshold of the writer's own.
+    db.transaction(() => {
+      for (let i = 0; i < 5_000; i++) insert.run(`${i}`.padEnd(4_000, 'x'));
+    })();
+    expect(fs.statSync(file).size).toBeLessThan(1024 * 1024);
+    expect(fs.statSync(`${file}-wal`).size).toBeGreaterThan(20 * 1000 * 1000);
+    await checkpointer.close();
   });
 
   it('hands checkpoints back to the writer when its thread cannot open the file', async () => {

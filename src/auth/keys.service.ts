@@ -65,11 +65,17 @@ export class KeysService {
   /** Lookups of the cache so far, for the metrics: an expired entry is a miss. */
   private readonly lookups = { hits: 0, misses: 0 };
 
+  /**
+   * `reader` answers the lookups of `resolve`: on a SQLite file the read-only connection, so that a
+   * request's key is found while a long transaction (an import) holds the writer; the last committed
+   * state is what PostgreSQL's pool sees too.
+   */
   constructor(
     private readonly db: Kysely<Database>,
     private readonly clock: Clock,
     private readonly changes: ChangeRecorder,
     private readonly cacheTtlMs = 5_000,
+    private readonly reader: Kysely<Database> = db,
   ) {}
 
   /** A key of the scope's project. */
@@ -135,16 +141,21 @@ export class KeysService {
 
   /** Revokes a key of the scope's project; revoking it again answers it unchanged. */
   async revoke(ctx: UseCaseContext, id: number): Promise<KeyRecord> {
-    return inTransaction(this.db, ctx, async (tx) => {
+    let hash: string | undefined;
+    const key = await inTransaction(this.db, ctx, async (tx) => {
       const row = await repo.findById(tx.transaction, id);
       if (!row || row.project_id !== ctx.scope.project.id)
         throw new NotFoundError(`API key ${id} not found.`);
-      this.forget(row.key_hash);
+      hash = row.key_hash;
+      this.forget(hash);
       if (row.revoked_at !== null) return present(row);
       const key = present(await repo.revoke(tx.transaction, id, toStoredDate(this.clock.now())));
       await this.changes.record(tx, { type: 'api_key.revoked', projectId: row.project_id, key });
       return key;
     });
+    // Again once committed: a lookup meanwhile read the key, still valid, from the read connection.
+    if (hash !== undefined) this.forget(hash);
+    return key;
   }
 
   /**
@@ -196,7 +207,7 @@ export class KeysService {
   }
 
   private async load(hash: string): Promise<{ auth: KeyAuth; lastActiveAt: string | null } | null> {
-    const row = await repo.findForAuth(this.db, hash);
+    const row = await repo.findForAuth(this.reader, hash);
     if (!row || row.revoked_at !== null) return null;
     const granted = JSON.parse(row.permissions) as string[];
     const permissions = new Set<Permission>(

@@ -5,11 +5,13 @@ import type SQLite from 'better-sqlite3';
 /** SQLite's own threshold (WAL pages), which the writer goes back to whenever nothing checkpoints beside it. */
 export const WRITER_CHECKPOINT_PAGES = 1_000;
 /**
- * The writer's threshold while the background checkpoints: a safety net that bounds the WAL file
- * (16 MiB of 4 KiB pages) should the thread fall behind; the writer's checkpoint then finds most
- * frames already copied, and the WAL starts over.
+ * The writer's threshold while the thread checkpoints: none. SQLite checkpoints inside the commit
+ * that takes the WAL past the threshold, copying every frame not yet copied, so after a large
+ * transaction (an import) the writer copied hundreds of MiB on the event loop. The thread copies
+ * every committed frame each run, and the writer starts the WAL over by itself once all are
+ * copied; while the thread's checkpoints fail, the writer has SQLite's threshold back.
  */
-export const BACKGROUND_WRITER_CHECKPOINT_PAGES = 4_000;
+export const BACKGROUND_WRITER_CHECKPOINT_PAGES = 0;
 
 export interface CheckpointStats {
   /** checkpoints that copied frames into the database file */
@@ -109,14 +111,18 @@ export class WalCheckpointer {
     worker.on('message', (message: { copied?: true; failed?: string; stopped?: string }) => {
       if (message.copied === true) {
         this.runs += 1;
+        if (failing) this.handOver();
         failing = false;
       } else if (message.stopped !== undefined) {
         ended(message.stopped);
         void worker.terminate();
       } else {
         this.failures += 1;
-        if (!failing)
+        if (!failing) {
           this.onFailure(new Error(`background checkpoint failed: ${message.failed ?? 'unknown error'}`));
+          // The WAL would grow for as long as nobody checkpoints.
+          this.restoreWriter();
+        }
         failing = true;
       }
     });
@@ -125,7 +131,7 @@ export class WalCheckpointer {
     );
     worker.on('exit', () => ended('the thread exited'));
     this.worker = worker;
-    writer.pragma(`wal_autocheckpoint = ${BACKGROUND_WRITER_CHECKPOINT_PAGES}`);
+    this.handOver();
   }
 
   stats(): CheckpointStats {
@@ -142,6 +148,10 @@ export class WalCheckpointer {
     await exited;
     this.worker = null;
     this.restoreWriter();
+  }
+
+  private handOver(): void {
+    if (this.writer?.open) this.writer.pragma(`wal_autocheckpoint = ${BACKGROUND_WRITER_CHECKPOINT_PAGES}`);
   }
 
   private restoreWriter(): void {
