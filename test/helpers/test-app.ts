@@ -126,7 +126,14 @@ export function client(app: FastifyInstance, key?: string) {
           ? url
           : `/api/v1${url}`,
       ...options,
-      headers: { ...(key !== undefined ? { 'x-api-key': key } : {}), ...(options.headers ?? {}) },
+      headers: {
+        ...(key !== undefined ? { 'x-api-key': key } : {}),
+        // Every write in its key's transaction (decision 0021): no write path may wait on itself there.
+        ...(process.env.TEST_IDEMPOTENCY_KEYS === '1' && method !== 'GET'
+          ? { 'idempotency-key': randomBytes(12).toString('hex') }
+          : {}),
+        ...(options.headers ?? {}),
+      },
     });
   return {
     get: (url: string, options?: Omit<InjectOptions, 'method' | 'url'>) => send('GET', url, options),
