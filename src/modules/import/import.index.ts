@@ -1,4 +1,4 @@
-import { ContentError, parsePageFile } from '../../content/index.ts';
+import { ContentError, parsePageFile, type PageFile, type PageFileOptions } from '../../content/index.ts';
 import { SLUG_PATTERN } from '../../shared/slug.ts';
 import { entryFileName } from '../export/archive-names.ts';
 import { ArchiveError, type ArchiveFile } from './import.archive.ts';
@@ -163,9 +163,9 @@ async function readMeta<F extends LayoutFile>(
 }
 
 /** A page file parsed, or a 400 naming it. */
-export function parsePage(file: LayoutFile, text: string): ReturnType<typeof parsePageFile> {
+export function parsePage(file: LayoutFile, text: string, options?: PageFileOptions): PageFile {
   try {
-    return parsePageFile(text);
+    return parsePageFile(text, options);
   } catch (error) {
     if (!(error instanceof ContentError)) throw error;
     throw new ArchiveError(`'${file.path}': ${error.message}.`);

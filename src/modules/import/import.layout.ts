@@ -37,7 +37,8 @@ export async function readLayout(archive: ImportArchive): Promise<ImportPlan> {
   }
   if (versions.length === 0)
     throw new ArchiveError('it holds no version folder, so there is nothing to import.');
-  return { versions, pages: state.pages, warnings };
+  const legacyParts = manifest?.kind === 'quire-export' && manifest.formatVersion === 1;
+  return { versions, pages: state.pages, warnings, legacyParts };
 }
 
 /**

@@ -20,6 +20,8 @@ export const IMPORT_MESSAGE = 'Imported';
 export interface ImportInput {
   /** `keep`: published bodies stay published; `draft`: everything arrives as drafts */
   published: 'keep' | 'draft';
+  /** set by the import itself: a Quire export of format version 1, read by its own part rule */
+  legacyParts?: boolean;
   /** called as pages and references are written (the CLI draws a bar with it) */
   progress?: (done: number, total: number) => void;
 }
@@ -77,7 +79,14 @@ export class ImportService {
           warnings: [...plan.warnings],
         };
         for (const planned of plan.versions) {
-          await this.importVersion(tx, archive, planned, input, report, step);
+          await this.importVersion(
+            tx,
+            archive,
+            planned,
+            { ...input, legacyParts: plan.legacyParts },
+            report,
+            step,
+          );
         }
         // Last, in the same transaction: whoever follows changes learns the import is whole.
         await this.changes.record(tx, { type: 'import.completed', projectId: tx.scope.project.id, report });
@@ -181,7 +190,9 @@ export class ImportService {
     report: ImportReport,
     step: () => void,
   ): Promise<void> {
-    const file = parsePage(planned.file, await archive.readText(planned.file));
+    const file = parsePage(planned.file, await archive.readText(planned.file), {
+      legacyParts: input.legacyParts === true,
+    });
     let { draft, published } = file;
     if (input.published === 'draft' && published !== null) {
       draft ??= published;
