@@ -100,7 +100,7 @@ export const contentsCommands: Record<string, Command> = {
   import: async (deps, args, io) => {
     const { values, positionals } = parseOptions(
       args,
-      { project: { type: 'string' }, draft: { type: 'boolean' } },
+      { project: { type: 'string' }, draft: { type: 'boolean' }, strict: { type: 'boolean' } },
       1,
     );
     const projectId = positiveInt(required(values.project, 'project'), '--project');
@@ -110,6 +110,7 @@ export const contentsCommands: Record<string, Command> = {
     try {
       return await deps.imports.import(await adminContext(deps, { projectId }), bytes, {
         published: values.draft === true ? 'draft' : 'keep',
+        strict: values.strict === true,
         progress: (done, total) => bar.update(done, total),
       });
     } finally {

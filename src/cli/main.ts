@@ -35,7 +35,7 @@ const USAGE = `usage: quire <command>
   changelog create --project ID --title TITLE [--slug SLUG]
   search reindex [--project ID]
   purge
-  import --project ID FILE.zip [--draft]
+  import --project ID FILE.zip [--draft] [--strict]
   webhook create --project ID --url URL [--events all|E1,E2,...] [--description TEXT]
   webhook list --project ID
   webhook delete ID

@@ -6,7 +6,13 @@ import type { ContentFormat, RenderContext } from './types.ts';
 export { autoLinkTargets } from './auto-links.ts';
 export { ContentError } from './content-error.ts';
 export { headingAnchor } from './heading-anchor.ts';
-export { parsePageFile, writeIndexEntryFile, writePageFile, type PageFile } from './page-file.ts';
+export {
+  parsePageFile,
+  writeIndexEntryFile,
+  writePageFile,
+  type PageFile,
+  type PageFileOptions,
+} from './page-file.ts';
 export { extractSections, type ContentSection } from './sections.ts';
 export type { ContentFormat, RenderContext } from './types.ts';
 export { renderHtml, renderMarkdown, renderText };

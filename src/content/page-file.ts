@@ -1,14 +1,14 @@
-import { parseDocument, stringify } from 'yaml';
 import { ContentError } from './content-error.ts';
+import { readFrontMatter, writeFrontMatter, type FrontMatterValue } from './front-matter.ts';
 
 /** A page in a Darkdown export (darkdown.md §5): front matter, then the draft and published bodies. */
 export interface PageFile {
-  meta: Record<string, unknown>;
+  meta: Record<string, FrontMatterValue>;
   draft: string | null;
   published: string | null;
 }
 
-/** Front matter is a few keys; past this many characters it is refused before any YAML is parsed. */
+/** Front matter is a few keys; past this many characters it is refused before it is read. */
 export const MAX_FRONT_MATTER_CHARS = 64 * 1024;
 
 const INDEX_ENTRY_TYPES: readonly string[] = ['category', 'link', 'separator'];
@@ -31,30 +31,25 @@ function* lines(text: string): Generator<Line> {
   }
 }
 
-function readMeta(yaml: string): Record<string, unknown> {
-  const doc = parseDocument(yaml, { prettyErrors: true });
-  const [error] = doc.errors;
-  if (error !== undefined) throw new ContentError(`Invalid front matter: ${error.message}`, { cause: error });
-  const meta: unknown = doc.toJS();
-  if (meta === null || meta === undefined) return {};
-  if (typeof meta !== 'object' || Array.isArray(meta)) {
-    throw new ContentError('Invalid front matter: expected a mapping of keys to values');
-  }
-  return meta as Record<string, unknown>;
-}
-
 /**
- * The writer puts one blank line after a marker and one before the next marker; remove exactly those (in
- * the file's own line ending), so that write → parse gives back the body it was given.
+ * A part is a newline, the body, and a newline before the next marker line or the end of the file
+ * (darkdown.md §5), in the file's own line ending. Quire's exports of format version 1 put one more
+ * blank line before `---published`; `legacy` removes it too, so those files read as they always did.
  */
-function body(text: string, nl: string, beforeMarker: boolean): string {
+function body(text: string, nl: string, beforeMarker: boolean, legacy: boolean): string {
   let out = text.startsWith(nl) ? text.slice(nl.length) : text;
-  const trailing = beforeMarker && out.endsWith(nl + nl) ? nl + nl : nl;
+  const trailing = legacy && beforeMarker && out.endsWith(nl + nl) ? nl + nl : nl;
   if (out.endsWith(trailing)) out = out.slice(0, out.length - trailing.length);
   return out;
 }
 
-export function parsePageFile(text: string): PageFile {
+export interface PageFileOptions {
+  /** read the parts as Quire's exports of format version 1 wrote them */
+  legacyParts?: boolean;
+}
+
+export function parsePageFile(text: string, options: PageFileOptions = {}): PageFile {
+  const legacy = options.legacyParts === true;
   const source = text.startsWith('\uFEFF') ? text.slice(1) : text;
   const all = lines(source);
   const first = all.next();
@@ -65,7 +60,7 @@ export function parsePageFile(text: string): PageFile {
   }
   const metaStart = first.value.next;
   const nl = first.value.text.endsWith('\r') ? '\r\n' : '\n';
-  let meta: Record<string, unknown> | undefined;
+  let meta: Record<string, FrontMatterValue> | undefined;
   let draft: string | null = null;
   let published: string | null = null;
   let draftStart: number | null = null;
@@ -79,7 +74,7 @@ export function parsePageFile(text: string): PageFile {
     if (marker === null) continue;
     const kind = marker[1];
     if (meta === undefined) {
-      meta = readMeta(source.slice(metaStart, line.start));
+      meta = readFrontMatter(source.slice(metaStart, line.start));
       if (kind === undefined) {
         if (source.slice(line.next).trim() !== '') {
           throw new ContentError('Invalid page file: a body must follow a "---draft" or "---published" line');
@@ -87,26 +82,23 @@ export function parsePageFile(text: string): PageFile {
         return { meta, draft: null, published: null };
       }
     } else if (draftStart !== null && kind === 'published') {
-      draft = body(source.slice(draftStart, line.start), nl, true);
+      draft = body(source.slice(draftStart, line.start), nl, true, legacy);
     } else {
       continue;
     }
     if (kind === 'published') {
       // Published is the last part, so it may hold any line, `---draft` included.
-      published = body(source.slice(line.next), nl, false);
+      published = body(source.slice(line.next), nl, false, legacy);
       return { meta, draft, published };
     }
     draftStart = line.next;
   }
   if (meta === undefined) throw new ContentError('Invalid page file: the front matter block is never closed');
-  if (draftStart !== null) draft = body(source.slice(draftStart), nl, false);
+  if (draftStart !== null) draft = body(source.slice(draftStart), nl, false, legacy);
   return { meta, draft, published };
 }
 
-function frontMatter(meta: Record<string, unknown>): string {
-  const yaml = Object.keys(meta).length === 0 ? '' : stringify(meta, { lineWidth: 0 });
-  return `---\n${yaml}`;
-}
+const frontMatter = (meta: Record<string, unknown>): string => `---\n${writeFrontMatter(meta)}`;
 
 export function writePageFile(file: PageFile): string {
   if (file.draft !== null && /^---published[ \t]*\r?$/m.test(file.draft)) {
@@ -115,7 +107,7 @@ export function writePageFile(file: PageFile): string {
   }
   let out = frontMatter(file.meta);
   if (file.draft === null && file.published === null) return `${out}---\n`;
-  if (file.draft !== null) out += `---draft\n\n${file.draft}\n${file.published === null ? '' : '\n'}`;
+  if (file.draft !== null) out += `---draft\n\n${file.draft}\n`;
   if (file.published !== null) out += `---published\n\n${file.published}\n`;
   return out;
 }

@@ -49,7 +49,8 @@ const fold = (name: string): string => name.normalize('NFC').toLocaleLowerCase('
 export function entryFileName(file: string): { number: number | null; name: string } | null {
   if (!file.toLowerCase().endsWith('.md')) return null;
   const stem = file.slice(0, -3);
-  const numbered = /^(\d{1,6}) (.+)$/.exec(stem);
+  // `s`: a real export's name may hold a line break (its page's title did).
+  const numbered = /^(\d{1,6}) (.+)$/s.exec(stem);
   if (numbered) return { number: Number(numbered[1]), name: numbered[2] ?? '' };
   return { number: null, name: stem };
 }

@@ -5,7 +5,11 @@
  */
 export interface ExportManifest {
   kind: 'quire-export';
-  formatVersion: 1;
+  /**
+   * 2: page parts as darkdown.md §5 says (a newline, the body, a newline). 1 wrote one more blank
+   * line before `---published`; import still reads those files as they were meant.
+   */
+  formatVersion: 1 | 2;
   exported: string;
   project: { id: number; name: string };
   /** `markdown`: the bodies were converted and are no longer Darkdown */

@@ -84,7 +84,7 @@ export class ExportService {
       started();
       const manifest: ExportManifest = {
         kind: 'quire-export',
-        formatVersion: 1,
+        formatVersion: 2,
         exported: toStoredDate(mtime.getTime()),
         project: { id: ctx.scope.project.id, name: ctx.scope.project.name },
         contentFormat: input.format,

@@ -24,7 +24,7 @@ export const ARCHIVE_LIMITS = {
 } as const;
 
 export interface ArchiveFile {
-  /** the path, checked: relative, `/`-separated, no `..`, no empty or control-character segment */
+  /** the path, checked: relative, `/`-separated, no `..` or empty segment, no control but line breaks and tabs */
   path: string;
   size: number;
   entry: yauzl.Entry;
@@ -34,6 +34,19 @@ export interface ArchiveFile {
 export class ArchiveError extends BadRequestError {
   constructor(message: string) {
     super(`The archive cannot be imported: ${message}`);
+  }
+}
+
+/**
+ * One file that cannot be read as what its place says it is (its front matter, its text, its JSON):
+ * no danger to anything, so an import skips it with a warning unless it is strict.
+ */
+export class ArchiveFileError extends ArchiveError {
+  constructor(
+    readonly file: string,
+    readonly reason: string,
+  ) {
+    super(`'${file}': ${reason}.`);
   }
 }
 
@@ -122,7 +135,7 @@ export class ImportArchive {
     try {
       return utf8.decode(bytes);
     } catch {
-      throw new ArchiveError(`'${file.path}' is not UTF-8 text.`);
+      throw new ArchiveFileError(file.path, 'it is not UTF-8 text');
     }
   }
 
@@ -146,8 +159,9 @@ function checkedPath(raw: Buffer): string {
   if (path.startsWith('/') || /^[A-Za-z]:/.test(path)) {
     throw new ArchiveError(`the entry name ${shown} is an absolute path.`);
   }
+  // Line breaks and tabs are in real exports' names: a title that held one (they are read as spaces).
   // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(path))
+  if (/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(path))
     throw new ArchiveError(`the entry name ${shown} contains a control character.`);
   const segments = (path.endsWith('/') ? path.slice(0, -1) : path).split('/');
   if (segments.some((s) => s === '..'))

@@ -1,8 +1,9 @@
-import { ContentError, parsePageFile } from '../../content/index.ts';
+import { ContentError, parsePageFile, type PageFile, type PageFileOptions } from '../../content/index.ts';
 import { SLUG_PATTERN } from '../../shared/slug.ts';
 import { entryFileName } from '../export/archive-names.ts';
-import { ArchiveError, type ArchiveFile } from './import.archive.ts';
-import type { ImportWarning, LayoutFile, LayoutSource, PlannedCategory, PlannedPage } from './import.plan.ts';
+import { ArchiveFileError, type ArchiveFile } from './import.archive.ts';
+import type { LayoutFile, LayoutSource, PlannedCategory, PlannedPage } from './import.plan.ts';
+import { oneLine, skipOrThrow, titleOf, type ReadState } from './import.warnings.ts';
 
 // An archive's folders, and a section's index read from them: its page files in order, their front
 // matter, and each page's children (import.layout.ts reads versions, sections and references).
@@ -52,7 +53,7 @@ export async function readIndex<F extends LayoutFile>(
   archive: LayoutSource<F>,
   folder: Folder<F>,
   top: boolean,
-  state: { pages: number; warnings: ImportWarning[] },
+  state: ReadState,
 ): Promise<Array<PlannedPage<F> | PlannedCategory>> {
   const files = [...folder.files]
     .flatMap(([name, file]) => {
@@ -73,7 +74,14 @@ export async function readIndex<F extends LayoutFile>(
   const entries: Array<PlannedPage<F> | PlannedCategory> = [];
   const claimed = new Set<string>();
   for (const { file, stem, number } of files) {
-    const meta = await readMeta(archive, file);
+    let meta: Record<string, unknown>;
+    try {
+      meta = await readMeta(archive, file);
+    } catch (error) {
+      // Its children's folder, if any, is then named after no page: its pages are kept a level up.
+      skipOrThrow(state, error);
+      continue;
+    }
     const type = meta.type ?? 'page';
     if (type === 'category') {
       if (!top) {
@@ -83,7 +91,10 @@ export async function readIndex<F extends LayoutFile>(
         });
         continue;
       }
-      entries.push({ kind: 'category', title: nonEmptyString(meta.title) ?? stem });
+      entries.push({
+        kind: 'category',
+        title: titleOf(nonEmptyString(meta.title) ?? stem, file.path, state),
+      });
       continue;
     }
     if (type === 'link' || type === 'separator') {
@@ -127,14 +138,12 @@ export async function readIndex<F extends LayoutFile>(
     const page: PlannedPage<F> = {
       kind: 'page',
       file,
-      title: nonEmptyString(meta.title) ?? stem,
+      title: titleOf(nonEmptyString(meta.title) ?? stem, file.path, state),
       slug,
       listed,
       children: [],
     };
-    const childFolderName = [stem, `${number ?? ''} ${stem}`].find(
-      (n) => folder.folders.has(n) && !claimed.has(n),
-    );
+    const childFolderName = childFolderOf(folder, stem, number, claimed);
     if (childFolderName !== undefined) {
       claimed.add(childFolderName);
       const sub = folder.folders.get(childFolderName) ?? emptyFolder<F>('');
@@ -154,6 +163,23 @@ export async function readIndex<F extends LayoutFile>(
   return entries;
 }
 
+/**
+ * The folder of a page's children: named after its file, with or without the number. A line break in
+ * the name may stand in one of them and not the other, so names are compared as one line too.
+ */
+function childFolderOf(
+  folder: Folder<LayoutFile>,
+  stem: string,
+  number: number | null,
+  claimed: ReadonlySet<string>,
+): string | undefined {
+  const wanted = [stem, `${number ?? ''} ${stem}`];
+  const free = [...folder.folders.keys()].filter((n) => !claimed.has(n));
+  return (
+    wanted.find((n) => free.includes(n)) ?? free.find((n) => wanted.some((w) => oneLine(w) === oneLine(n)))
+  );
+}
+
 async function readMeta<F extends LayoutFile>(
   source: LayoutSource<F>,
   file: F,
@@ -163,12 +189,12 @@ async function readMeta<F extends LayoutFile>(
 }
 
 /** A page file parsed, or a 400 naming it. */
-export function parsePage(file: LayoutFile, text: string): ReturnType<typeof parsePageFile> {
+export function parsePage(file: LayoutFile, text: string, options?: PageFileOptions): PageFile {
   try {
-    return parsePageFile(text);
+    return parsePageFile(text, options);
   } catch (error) {
     if (!(error instanceof ContentError)) throw error;
-    throw new ArchiveError(`'${file.path}': ${error.message}.`);
+    throw new ArchiveFileError(file.path, error.message);
   }
 }
 

@@ -1,5 +1,5 @@
 import type { ExportManifest, ManifestVersion } from '../export/export.manifest.ts';
-import { ArchiveError, type ArchiveFile, type ImportArchive } from './import.archive.ts';
+import { ArchiveError, ArchiveFileError, type ArchiveFile, type ImportArchive } from './import.archive.ts';
 import { nonEmptyString, readIndex, SLUG_RE, tree, type Folder } from './import.index.ts';
 import type {
   ImportPlan,
@@ -10,26 +10,36 @@ import type {
   PlannedSection,
   PlannedVersion,
 } from './import.plan.ts';
+import { skipOrThrow, titleOf, type ReadState } from './import.warnings.ts';
 
 /** The names of definition files in a version's `refs/` folder: JSON or YAML. */
 const DEFINITION_FILE = /\.(json|ya?ml)$/i;
 
 /**
  * Reads the layout of an export (decisions.md §6) — Quire's own, or the platform's Darkdown exports —
- * into what an import creates. Every page file is read and parsed here, so that a bad one is a 400
- * before anything is written; their bodies are read again as they are written. What Quire has no place
- * for becomes a warning, never a silent loss.
+ * into what an import creates. Every page file is read and parsed here, before anything is written:
+ * a bad one is skipped with a warning (with `strict`, a 400); their bodies are read again as they are
+ * written. What Quire has no place for becomes a warning, never a silent loss.
  */
-export async function readLayout(archive: ImportArchive): Promise<ImportPlan> {
+export async function readLayout(
+  archive: ImportArchive,
+  options: { strict: boolean } = { strict: false },
+): Promise<ImportPlan> {
   const warnings: ImportWarning[] = [];
+  const state: ReadState = { pages: 0, warnings, strict: options.strict, ownExport: false };
   const root = tree(archive.files);
   const manifestFile = root.files.get('manifest.json');
-  const manifest = manifestFile ? await readManifest(archive, manifestFile) : null;
+  let manifest: ExportManifest | null = null;
+  try {
+    manifest = manifestFile ? await readManifest(archive, manifestFile) : null;
+  } catch (error) {
+    skipOrThrow(state, error, 'versions were read without it');
+  }
+  state.ownExport = manifest?.kind === 'quire-export';
   for (const [name, file] of root.files) {
     if (file !== manifestFile)
       warnings.push({ file: file.path, message: `Not part of an export's layout: ${name} was ignored.` });
   }
-  const state = { pages: 0, warnings };
   const versions: PlannedVersion[] = [];
   for (const [folderName, folder] of sortedFolders(root, manifest)) {
     const known = manifest?.versions.find((v) => v.folder === folderName);
@@ -37,7 +47,8 @@ export async function readLayout(archive: ImportArchive): Promise<ImportPlan> {
   }
   if (versions.length === 0)
     throw new ArchiveError('it holds no version folder, so there is nothing to import.');
-  return { versions, pages: state.pages, warnings };
+  const legacyParts = state.ownExport && manifest?.formatVersion === 1;
+  return { versions, pages: state.pages, warnings, legacyParts };
 }
 
 /**
@@ -48,7 +59,7 @@ export async function readVersionLayout<F extends LayoutFile>(
   source: LayoutSource<F>,
   name: string,
 ): Promise<{ version: PlannedVersion<F>; pages: number; warnings: ImportWarning[] }> {
-  const state = { pages: 0, warnings: [] as ImportWarning[] };
+  const state: ReadState = { pages: 0, warnings: [], strict: true, ownExport: false };
   const version = await readVersion(source, name, tree(source.files), undefined, state);
   return { version, pages: state.pages, warnings: state.warnings };
 }
@@ -75,11 +86,14 @@ async function readVersion<F extends LayoutFile>(
   folderName: string,
   folder: Folder<F>,
   known: ManifestVersion | undefined,
-  state: { pages: number; warnings: ImportWarning[] },
+  state: ReadState,
 ): Promise<PlannedVersion<F>> {
   const version: PlannedVersion<F> = {
     folder: folderName,
-    name: typeof known?.name === 'string' && known.name.trim() !== '' ? known.name : folderName,
+    name:
+      typeof known?.name === 'string' && known.name.trim() !== ''
+        ? known.name
+        : titleOf(folderName, `${folder.path}/`, state),
     slug: typeof known?.slug === 'string' && SLUG_RE.test(known.slug) ? known.slug : undefined,
     published: known?.published === true,
     sections: [],
@@ -98,12 +112,15 @@ async function readVersion<F extends LayoutFile>(
       continue;
     }
     const settingsFile = sub.files.get('settings.json');
-    const settings = settingsFile
-      ? objectOf(parseJson(await archive.readText(settingsFile), settingsFile))
-      : {};
+    let settings: Record<string, unknown> = {};
+    try {
+      if (settingsFile) settings = objectOf(parseJson(await archive.readText(settingsFile), settingsFile));
+    } catch (error) {
+      skipOrThrow(state, error, 'the section was read without it');
+    }
     const section: PlannedSection<F> = {
       folder: name,
-      title: nonEmptyString(settings.title) ?? name,
+      title: titleOf(nonEmptyString(settings.title) ?? name, settingsFile?.path ?? `${sub.path}/`, state),
       slug: typeof settings.slug === 'string' && SLUG_RE.test(settings.slug) ? settings.slug : undefined,
       published: settings.published !== false && settings.hidden !== true,
       given: {
@@ -163,7 +180,7 @@ function parseJson(text: string, file: LayoutFile): unknown {
   try {
     return JSON.parse(text.startsWith('\uFEFF') ? text.slice(1) : text);
   } catch (error) {
-    throw new ArchiveError(`'${file.path}' is not valid JSON (${(error as Error).message}).`);
+    throw new ArchiveFileError(file.path, `it is not valid JSON (${(error as Error).message})`);
   }
 }
 

@@ -71,6 +71,8 @@ export interface PlannedVersion<F extends LayoutFile = ArchiveFile> {
 
 export interface ImportPlan {
   versions: PlannedVersion[];
+  /** a Quire export of format version 1, whose page parts read by its own rule */
+  legacyParts: boolean;
   pages: number;
   warnings: ImportWarning[];
 }

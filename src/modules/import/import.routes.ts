@@ -34,7 +34,8 @@ export const importRoutes: FastifyPluginAsyncTypebox<{ imports: ImportService }>
         summary: 'Import an export archive as new versions of the project',
         description:
           "Quire's exports and the platform's Darkdown exports: numbered page files, category entries, " +
-          'child folders, settings.json per section, refs/. Versions are always added; all or nothing. ' +
+          'child folders, settings.json per section, refs/. Versions are always added, in one transaction; ' +
+          'a file that cannot be read is skipped with a warning (refused with strict=true). ' +
           `At most ${LIMIT / 1024 / 1024} MiB uploaded, ${ARCHIVE_LIMITS.totalBytes / 1024 / 1024} MiB ` +
           `inflated, ${ARCHIVE_LIMITS.entries} entries.`,
         tags: ['import'],
@@ -52,6 +53,7 @@ export const importRoutes: FastifyPluginAsyncTypebox<{ imports: ImportService }>
       }
       const report = await imports.import(contextOf(request), bytes, {
         published: request.query.published ?? 'keep',
+        strict: request.query.strict ?? false,
       });
       return reply.code(201).send(report);
     },

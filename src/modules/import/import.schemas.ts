@@ -8,6 +8,14 @@ export const ImportQuery = Type.Object({
       description: 'keep: published bodies stay published; draft: every body arrives as a draft',
     }),
   ),
+  strict: Type.Optional(
+    Type.Boolean({
+      default: false,
+      description:
+        'true: a file that cannot be read as what it should be refuses the whole archive (400); ' +
+        'false: it is skipped, and named in warnings',
+    }),
+  ),
 });
 
 /** Validation constrains nothing (the handler reads the archive); the document says what to send. */
@@ -60,7 +68,9 @@ export const ImportReportSchema = Type.Object(
     pages: Type.Integer(),
     references: Type.Integer(),
     warnings: Type.Array(Type.Object({ file: Type.String(), message: Type.String() }), {
-      description: 'What the archive held that Quire has no place for, and what was renamed',
+      description:
+        'What the archive held that Quire has no place for, what was renamed or read otherwise, ' +
+        'and the files skipped, each with the reason',
     }),
   },
   { title: 'ImportReport' },

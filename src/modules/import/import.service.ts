@@ -2,17 +2,18 @@ import type { Kysely } from 'kysely';
 import type { TransactionContext, UseCaseContext } from '../../auth/actor.ts';
 import type { Database } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
-import { ForbiddenError } from '../../errors.ts';
+import { AppError, ForbiddenError } from '../../errors.ts';
 import type { ChangeRecorder } from '../../events/change-recorder.ts';
-import { RESERVED_VERSION_SLUGS } from '../../shared/slug.ts';
+import { RESERVED_VERSION_SLUGS, slugify } from '../../shared/slug.ts';
 import { pickSlug } from '../../db/siblings.ts';
 import type { DocumentationService } from '../documentation/documentation.service.ts';
 import type { PagesService } from '../pages/pages.service.ts';
 import type { ReferencesService } from '../references/references.service.ts';
 import type { VersionsService } from '../versions/versions.service.ts';
-import { ImportArchive } from './import.archive.ts';
+import { ArchiveError, ImportArchive } from './import.archive.ts';
 import { parsePage } from './import.index.ts';
 import { readLayout } from './import.layout.ts';
+import type { ArchiveFile } from './import.archive.ts';
 import type { ImportWarning, PlannedPage, PlannedVersion } from './import.plan.ts';
 
 export const IMPORT_MESSAGE = 'Imported';
@@ -20,6 +21,8 @@ export const IMPORT_MESSAGE = 'Imported';
 export interface ImportInput {
   /** `keep`: published bodies stay published; `draft`: everything arrives as drafts */
   published: 'keep' | 'draft';
+  /** refuse the whole archive for one bad file (today's all-or-nothing), rather than skipping it */
+  strict?: boolean;
   /** called as pages and references are written (the CLI draws a bar with it) */
   progress?: (done: number, total: number) => void;
 }
@@ -31,6 +34,15 @@ export interface ImportReport {
   pages: number;
   references: number;
   warnings: ImportWarning[];
+}
+
+/** One import under way: what every step of it reads and adds to. */
+interface ImportRun {
+  archive: ImportArchive;
+  input: ImportInput;
+  legacyParts: boolean;
+  report: ImportReport;
+  step: () => void;
 }
 
 /**
@@ -59,7 +71,7 @@ export class ImportService {
     ctx = own;
     const archive = await ImportArchive.open(bytes);
     try {
-      const plan = await readLayout(archive);
+      const plan = await readLayout(archive, { strict: input.strict === true });
       const total = plan.pages + plan.versions.reduce((n, v) => n + v.references.length, 0);
       let done = 0;
       const step = (): void => {
@@ -76,9 +88,8 @@ export class ImportService {
           references: 0,
           warnings: [...plan.warnings],
         };
-        for (const planned of plan.versions) {
-          await this.importVersion(tx, archive, planned, input, report, step);
-        }
+        const run: ImportRun = { archive, input, legacyParts: plan.legacyParts, report, step };
+        for (const planned of plan.versions) await this.importVersion(tx, run, planned);
         // Last, in the same transaction: whoever follows changes learns the import is whole.
         await this.changes.record(tx, { type: 'import.completed', projectId: tx.scope.project.id, report });
         return report;
@@ -90,12 +101,10 @@ export class ImportService {
 
   private async importVersion(
     ctx: TransactionContext,
-    archive: ImportArchive,
+    run: ImportRun,
     planned: PlannedVersion,
-    input: ImportInput,
-    report: ImportReport,
-    step: () => void,
   ): Promise<void> {
+    const { report } = run;
     // Always a new version: a slug some version holds already is numbered instead (`v1-2`).
     // The slug every version's row holds counts, a deleted one's too (it keeps its slug for a restore).
     const slug =
@@ -135,66 +144,73 @@ export class ImportService {
           report.categories++;
           continue;
         }
-        await this.importPage(
-          ctx,
-          archive,
-          created.id,
-          entry,
-          { categoryId, parentId: null },
-          slugs,
-          input,
-          report,
-          step,
-        );
+        await this.importPage(ctx, run, created.id, entry, { categoryId, parentId: null }, slugs);
       }
     }
 
     for (const reference of planned.references) {
-      const publish = reference.published && input.published === 'keep';
-      await this.references.store(ctx, {
-        versionId: version.id,
-        publish,
-        readFile: () => archive.read(reference.file),
-      });
-      if (reference.draft !== undefined) {
-        const draft = reference.draft;
-        await this.references.store(ctx, {
-          versionId: version.id,
-          publish: false,
-          readFile: () => archive.read(draft),
-        });
+      const publish = reference.published && run.input.published === 'keep';
+      const stored = await this.storeReference(ctx, run, version.id, reference.file, publish);
+      if (stored && reference.draft !== undefined) {
+        await this.storeReference(ctx, run, version.id, reference.draft, false);
       }
-      report.references++;
-      step();
+      if (stored) report.references++;
+      run.step();
+    }
+  }
+
+  /**
+   * A definition, checked as an upload is. One that is not valid is skipped with a warning (with
+   * `strict`, it refuses the archive); the check comes before any write, so the transaction is whole.
+   */
+  private async storeReference(
+    ctx: TransactionContext,
+    run: ImportRun,
+    versionId: number,
+    file: ArchiveFile,
+    publish: boolean,
+  ): Promise<boolean> {
+    try {
+      await this.references.store(ctx, { versionId, publish, readFile: () => run.archive.read(file) });
+      return true;
+    } catch (error) {
+      // The check's answer about the file (400, 422), never the archive's safety or the database.
+      const skippable =
+        run.input.strict !== true &&
+        error instanceof AppError &&
+        (error.status === 400 || error.status === 422) &&
+        !(error instanceof ArchiveError);
+      if (!skippable) throw error;
+      run.report.warnings.push({
+        file: file.path,
+        message: `Not a definition Quire accepts (${error.message}): the file was skipped.`,
+      });
+      return false;
     }
   }
 
   /** A page and its children, depth first: created, published, given its pending draft and `listed`. */
   private async importPage(
     ctx: UseCaseContext,
-    archive: ImportArchive,
+    run: ImportRun,
     documentationId: number,
     planned: PlannedPage,
     at: { categoryId: number | null; parentId: number | null },
     slugs: Set<string>,
-    input: ImportInput,
-    report: ImportReport,
-    step: () => void,
   ): Promise<void> {
-    const file = parsePage(planned.file, await archive.readText(planned.file));
+    const { input, report } = run;
+    const file = parsePage(planned.file, await run.archive.readText(planned.file), {
+      legacyParts: run.legacyParts,
+    });
     let { draft, published } = file;
     if (input.published === 'draft' && published !== null) {
       draft ??= published;
       published = null;
     }
-    let slug = planned.slug;
-    if (slug !== undefined && slugs.has(slug)) {
-      report.warnings.push({
-        file: planned.file.path,
-        message: `Another page of the section has the slug '${slug}': this one's was made from its title.`,
-      });
-      slug = undefined;
-    }
+    // Pages of a section may share a slug or a title (under other parents, or a copy the platform
+    // kept): each is imported, the later ones under a slug made unique from the title.
+    const wanted = planned.slug ?? slugify(planned.title, 'page');
+    const slug = planned.slug !== undefined && !slugs.has(planned.slug) ? planned.slug : undefined;
     let page = await this.pages.create(
       ctx,
       documentationId,
@@ -214,21 +230,18 @@ export class ImportService {
     if (planned.listed !== undefined && planned.listed !== page.listed) {
       page = await this.pages.update(ctx, page.id, { listed: planned.listed, message: IMPORT_MESSAGE });
     }
+    if (page.slug !== wanted) {
+      report.warnings.push({
+        file: planned.file.path,
+        message: `Another page of the section has the slug '${wanted}': this one's is '${page.slug}'.`,
+      });
+    }
     slugs.add(page.slug);
     report.pages++;
-    step();
+    run.step();
     for (const child of planned.children) {
-      await this.importPage(
-        ctx,
-        archive,
-        documentationId,
-        child,
-        { categoryId: at.categoryId, parentId: page.id },
-        slugs,
-        input,
-        report,
-        step,
-      );
+      const place = { categoryId: at.categoryId, parentId: page.id };
+      await this.importPage(ctx, run, documentationId, child, place, slugs);
     }
   }
 }
