@@ -4759,6 +4759,7 @@ export interface operations {
     parameters: {
       query?: {
         published?: 'keep' | 'draft';
+        strict?: boolean;
       };
       header?: never;
       path?: never;
