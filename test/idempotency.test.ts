@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { createWorld } from './helpers/factories.ts';
 import { multipart, openapiJson } from './helpers/references.ts';
-import { buildTestApp, client, expectErrorShape, useTestApp } from './helpers/test-app.ts';
+import { buildTestApp, client, dialectName, expectErrorShape, useTestApp } from './helpers/test-app.ts';
 
 const t = useTestApp();
 
@@ -164,6 +164,59 @@ describe('Idempotency-Key', () => {
     expect(replay.headers['idempotent-replayed']).toBe('true');
     expect((await pagesOf(w.key)).map((p) => p.title)).toEqual(['Lost answer']);
   });
+
+  it('ends its transaction when the answer cannot be kept', async () => {
+    // A refused webhook's answer is kept sealed, and PostgreSQL has no key to seal it with unless
+    // WEBHOOK_SECRET_KEY is set (the test app sets none): the refusal is sent all the same, not kept,
+    // and the run ends.
+    const w = await createWorld(t.deps);
+    const api = client(t.app, w.key);
+    const headers = { 'idempotency-key': 'private-hook' };
+    const body = { url: 'http://127.0.0.1:9/hook', events: ['page.created'] };
+    const first = await api.post('/webhooks', body, { headers });
+    expect(first.statusCode, first.body).toBe(400);
+    // Not held at 409 by a transaction left open, and writes go on.
+    const again = await api.post('/webhooks', body, { headers });
+    expect(again.statusCode).toBe(400);
+    expect(again.body).toBe(first.body);
+    const after = await api.post(
+      `/documentation/${w.documentation.id}/page`,
+      { title: 'After', content: 'x' },
+      { headers: { 'idempotency-key': 'after' } },
+    );
+    expect(after.statusCode).toBe(200);
+  });
+
+  it.runIf(dialectName === 'sqlite')(
+    'takes over at once a claim left by an earlier process that had the same pid',
+    async () => {
+      const w = await createWorld(t.deps);
+      const api = client(t.app, w.key);
+      const { id: keyId } = await t.deps.database.db
+        .selectFrom('api_keys')
+        .select('id')
+        .where('project_id', '=', w.project.id)
+        .executeTakeFirstOrThrow();
+      // What a process killed mid-request leaves: a claim without an answer, its holder this pid
+      // (a container's node restarted as pid 1 again) and an instance that no longer exists.
+      await t.deps.database.db
+        .insertInto('idempotency_keys')
+        .values({
+          api_key_id: keyId,
+          idempotency_key: 'restarted',
+          fingerprint: 'of the killed request',
+          created: new Date(t.clock.now()).toISOString(),
+          holder: `${process.pid}:an-instance-of-the-process-before`,
+        })
+        .execute();
+      const retry = await api.post(
+        `/documentation/${w.documentation.id}/page`,
+        { title: 'Restarted', content: 'x' },
+        { headers: { 'idempotency-key': 'restarted' } },
+      );
+      expect(retry.statusCode).toBe(200);
+    },
+  );
 
   it('forgets keys after 24 hours', async () => {
     const w = await createWorld(t.deps);

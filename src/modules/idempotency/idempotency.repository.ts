@@ -72,9 +72,21 @@ export const idempotencyRepository = {
     await db.deleteFrom('idempotency_keys').where('id', '=', id).execute();
   },
 
-  /** Removes a claim only if it is still the one seen (another request may have taken it meanwhile). */
-  async releaseIfCreated(db: Executor, id: number, created: string): Promise<void> {
-    await db.deleteFrom('idempotency_keys').where('id', '=', id).where('created', '=', created).execute();
+  /**
+   * Removes a row only if it is still as seen: not taken by another request meanwhile, and not
+   * answered since if it was seen unanswered.
+   */
+  async releaseIfSeen(
+    db: Executor,
+    seen: Pick<IdempotencyRow, 'id' | 'created' | 'completed' | 'holder'>,
+  ): Promise<void> {
+    await db
+      .deleteFrom('idempotency_keys')
+      .where('id', '=', seen.id)
+      .where('created', '=', seen.created)
+      .where('completed', seen.completed === null ? 'is' : '=', seen.completed)
+      .where('holder', seen.holder === null ? 'is' : '=', seen.holder)
+      .execute();
   },
 
   async purge(db: Executor, before: string): Promise<number> {

@@ -1,4 +1,4 @@
-import type { ControlledTransaction, Kysely } from 'kysely';
+import { sql, type ControlledTransaction, type Kysely } from 'kysely';
 import type { Clock } from '../../clock.ts';
 import type { Database } from '../../db/schema.ts';
 import { ConflictError } from '../../errors.ts';
@@ -14,6 +14,9 @@ export interface AnswerSealer {
   encrypt(plaintext: string): string;
   decrypt(sealed: string): string;
 }
+
+/** PostgreSQL: where a key's transaction stands once the key is claimed, before the request writes. */
+export const KEY_SAVEPOINT = 'quire_idempotency_key';
 
 export const stillRunning = () =>
   new ConflictError('A request with this Idempotency-Key is still running: retry when it has answered.');
@@ -36,6 +39,8 @@ export interface KeyOfRun {
 export class KeyedRun implements IdempotentRun {
   private opened: ControlledTransaction<Database> | undefined;
   private opening: Promise<ControlledTransaction<Database>> | undefined;
+  /** finished or abandoned: nothing may open a transaction for it any more */
+  private over = false;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -55,6 +60,7 @@ export class KeyedRun implements IdempotentRun {
 
   open(): Promise<ControlledTransaction<Database>> {
     if (this.opened !== undefined) return Promise.resolve(this.opened);
+    if (this.over) return Promise.reject(new Error('This request has already answered.'));
     this.opening ??= this.db
       .startTransaction()
       .execute()
@@ -65,9 +71,15 @@ export class KeyedRun implements IdempotentRun {
   async finish(answer: StoredAnswer | null, secret: boolean): Promise<void> {
     try {
       if (answer !== null && answer.status >= 500) await this.undo();
-      else if (answer !== null && answer.status >= 400) await this.refused(this.kept(answer, secret));
+      else if (answer !== null && answer.status >= 400) await this.refusedOrForgotten(answer, secret);
       else await this.commit(answer === null ? null : this.kept(answer, secret));
+    } catch (error) {
+      // Whatever failed (keeping a secret answer with no key to seal it, a write, the commit), the
+      // transaction does not outlive the request.
+      await this.undo();
+      throw error;
     } finally {
+      this.over = true;
       this.ended();
     }
   }
@@ -76,6 +88,7 @@ export class KeyedRun implements IdempotentRun {
     try {
       await this.undo();
     } finally {
+      this.over = true;
       this.ended();
     }
   }
@@ -103,8 +116,31 @@ export class KeyedRun implements IdempotentRun {
     }
   }
 
-  /** A refusal changes nothing: undone, and its answer kept on its own for the retry. */
+  /**
+   * A refusal whose answer cannot be kept (no key to seal a secret answer with, a write that fails)
+   * is still sent: it changed nothing, so the retry that finds no answer kept is refused again.
+   */
+  private async refusedOrForgotten(answer: StoredAnswer, secret: boolean): Promise<void> {
+    try {
+      await this.refused(this.kept(answer, secret));
+    } catch {
+      await this.undo();
+    }
+  }
+
+  /**
+   * A refusal changes nothing: what the request wrote is undone, and its answer kept for the retry.
+   * On PostgreSQL it is kept in the key's transaction, rolled back to where the request began, so
+   * that the key's lock is held until the answer is there; on SQLite the claim row holds the key.
+   */
   private async refused(answer: KeptAnswer): Promise<void> {
+    if (this.claimId === null && this.opened !== undefined) {
+      const trx = this.opened;
+      await sql`rollback to savepoint ${sql.id(KEY_SAVEPOINT)}`.execute(trx);
+      await repo.keep(trx, { ...this.key, created: answer.completed, ...answer });
+      await trx.commit().execute();
+      return;
+    }
     await this.rollback();
     if (this.claimId !== null) await repo.complete(this.db, this.claimId, answer);
     else await repo.keep(this.db, { ...this.key, created: answer.completed, ...answer });

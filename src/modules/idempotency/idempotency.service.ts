@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ControlledTransaction, Kysely } from 'kysely';
+import { sql, type ControlledTransaction, type Kysely } from 'kysely';
 import type { Clock } from '../../clock.ts';
 import type { DialectName } from '../../db/dialect.ts';
 import type { Database } from '../../db/schema.ts';
@@ -7,7 +7,14 @@ import { UniqueViolationError, UnprocessableEntityError } from '../../errors.ts'
 import { toStoredDate } from '../../shared/dates.ts';
 import type { Claim, IdempotencyStore, IdempotentRun, StoredAnswer } from '../../http/idempotency.ts';
 import { idempotencyRepository as repo, type IdempotencyRow } from './idempotency.repository.ts';
-import { KeyedRun, SEALED, stillRunning, type AnswerSealer, type KeyOfRun } from './idempotency.run.ts';
+import {
+  KEY_SAVEPOINT,
+  KeyedRun,
+  SEALED,
+  stillRunning,
+  type AnswerSealer,
+  type KeyOfRun,
+} from './idempotency.run.ts';
 
 /** How long a key and its answer are kept (extensions §2). */
 export const KEEP_MS = 24 * 60 * 60 * 1000;
@@ -29,14 +36,17 @@ export type { AnswerSealer };
 export class IdempotencyService implements IdempotencyStore {
   /** this instance's requests running now, by key */
   private readonly running = new Set<string>();
-  private readonly holder = `${process.pid}:${randomUUID()}`;
+  private readonly instance = randomUUID();
+  private readonly holder = `${process.pid}:${this.instance}`;
 
   constructor(
     private readonly db: Kysely<Database>,
     private readonly dialect: DialectName,
     private readonly clock: Clock,
     private readonly sealer: AnswerSealer,
-  ) {}
+  ) {
+    LIVE_INSTANCES.add(this.instance);
+  }
 
   begin(apiKeyId: number, key: string, fingerprint: string): Promise<Claim> {
     return this.dialect === 'postgres'
@@ -61,6 +71,8 @@ export class IdempotencyService implements IdempotencyStore {
       }
       // Expired, or a claim an earlier build left: nobody holds the lock, so nobody runs it.
       if (held !== undefined) await repo.release(trx, held.id);
+      // A refusal goes back to here, and is kept under the lock.
+      await sql`savepoint ${sql.id(KEY_SAVEPOINT)}`.execute(trx);
       const kept = { api_key_id: apiKeyId, idempotency_key: key, fingerprint };
       return { kind: 'run', run: this.run(trx, kept, null) };
     } catch (error) {
@@ -113,7 +125,9 @@ export class IdempotencyService implements IdempotencyStore {
       }
       const answer = this.keptAnswer(held, fingerprint);
       if (answer !== null) return { kind: 'replay', answer };
-      await repo.releaseIfCreated(this.db, held.id, held.created);
+      // Only the row as it was seen: its request may have answered since (its commit waited for the
+      // file's lock as this delete does), and an answer is never deleted for a retry to run again.
+      await repo.releaseIfSeen(this.db, held);
     }
     throw stillRunning();
   }
@@ -148,8 +162,11 @@ export class IdempotencyService implements IdempotencyStore {
     if (age >= ABANDONED_MS) return true;
     if (held.holder === null) return false;
     if (held.holder === this.holder) return true;
-    const pid = Number(held.holder.split(':')[0]);
-    return Number.isSafeInteger(pid) && pid !== process.pid && !processAlive(pid);
+    const [pid, instance = ''] = held.holder.split(':');
+    // This process: alive if one of its instances holds it, else left by the process that had this
+    // pid before (a restarted container's node is pid 1 each time).
+    if (Number(pid) === process.pid) return !LIVE_INSTANCES.has(instance);
+    return Number.isSafeInteger(Number(pid)) && !processAlive(Number(pid));
   }
 
   private run(
@@ -162,6 +179,13 @@ export class IdempotencyService implements IdempotencyStore {
     });
   }
 }
+
+/**
+ * The instances of this service in this process (tests build several apps in one process): a claim
+ * naming this process's pid and none of these was left by an earlier process with the same pid.
+ * Ids only, never removed: an instance closed in this process holds no request any more either way.
+ */
+const LIVE_INSTANCES = new Set<string>();
 
 const anotherRequest = () =>
   new UnprocessableEntityError(
