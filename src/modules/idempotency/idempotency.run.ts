@@ -74,8 +74,9 @@ export class KeyedRun implements IdempotentRun {
       else if (answer !== null && answer.status >= 400) await this.refusedOrForgotten(answer, secret);
       else await this.commit(answer === null ? null : this.kept(answer, secret));
     } catch (error) {
-      // Whatever failed (keeping a secret answer with no key to seal it, a write, the commit), the
-      // transaction does not outlive the request.
+      // Whatever failed (a write, the commit), the transaction does not outlive the request: nothing
+      // of it committed, or PostgreSQL's commit was cut off after it committed whole, answer and
+      // all, and a retry replays it.
       await this.undo();
       throw error;
     } finally {
@@ -95,25 +96,18 @@ export class KeyedRun implements IdempotentRun {
 
   /** The change with its answer; when either fails, neither is kept. */
   private async commit(answer: KeptAnswer | null): Promise<void> {
-    try {
-      const trx = await this.open();
-      if (answer === null) {
-        // An answer that is not kept (a stream): the change commits, and the key is free again.
-        if (this.claimId !== null) await repo.release(trx, this.claimId);
-      } else {
-        const written =
-          this.claimId !== null
-            ? await repo.complete(trx, this.claimId, answer)
-            : await repo.keep(trx, { ...this.key, created: answer.completed, ...answer });
-        if (!written) throw stillRunning();
-      }
-      await trx.commit().execute();
-    } catch (error) {
-      // Nothing of it committed; or PostgreSQL's commit was cut off after it committed whole, answer
-      // and all, and a retry replays it.
-      await this.undo();
-      throw error;
+    const trx = await this.open();
+    if (answer === null) {
+      // An answer that is not kept (a stream): the change commits, and the key is free again.
+      if (this.claimId !== null) await repo.release(trx, this.claimId);
+    } else {
+      const written =
+        this.claimId !== null
+          ? await repo.complete(trx, this.claimId, answer)
+          : await repo.keep(trx, { ...this.key, created: answer.completed, ...answer });
+      if (!written) throw stillRunning();
     }
+    await trx.commit().execute();
   }
 
   /**
