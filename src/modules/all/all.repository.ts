@@ -1,7 +1,17 @@
 import { PostgresAdapter, sql, type Expression, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 import { toCount, type Executor } from '../../db/executor.ts';
+import {
+  listedPage,
+  livePages,
+  liveReferences,
+  liveSections,
+  liveVersions,
+  visibleReference,
+  visibleSection,
+  visibleVersion,
+} from '../../db/visibility.ts';
 
-/** Which versions the listing covers; every child query applies it to its joined `versions as v`. */
+/** Which versions the listing covers; every child query applies it to its joined live `versions as v`. */
 export interface AllFilter {
   projectId: number;
   /** one version only, or null for all */
@@ -16,10 +26,9 @@ function inVersions<DB, TB extends keyof DB, O>(
   qb: SelectQueryBuilder<DB, TB, O>,
   f: AllFilter,
 ): SelectQueryBuilder<DB, TB, O> {
-  let q = qb.where(sql.ref('v.project_id'), '=', f.projectId).where(sql.ref('v.deleted_at'), 'is', null);
+  let q = qb.where(sql.ref('v.project_id'), '=', f.projectId);
   if (f.versionId !== null) q = q.where(sql.ref('v.id'), '=', f.versionId);
   if (f.scope !== null) q = q.where(sql.ref('v.id'), 'in', f.scope);
-  if (f.published) q = q.where(sql.ref('v.published'), '=', 1);
   return q;
 }
 
@@ -31,16 +40,14 @@ export interface PageIdRange {
 
 export const EVERY_PAGE: PageIdRange = { from: null, below: null };
 
-/** The pages the filter keeps within the id range, joined to their section and version. */
+/**
+ * The pages the filter keeps within the id range, joined to their section and version. Published:
+ * listed pages, not visible ones; the published contents are not in pages_listing_idx (decision 0023).
+ */
 function pagesOf(db: Executor, f: AllFilter, range: PageIdRange) {
   return inVersions(
-    db
-      .selectFrom('pages as p')
-      .innerJoin('documentation as d', 'd.id', 'p.documentation_id')
-      .innerJoin('versions as v', 'v.id', 'd.version_id')
-      .where('p.deleted_at', 'is', null)
-      .where('d.deleted_at', 'is', null)
-      .$if(f.published, (q) => q.where('p.listed', '=', 1).where('d.published', '=', 1))
+    livePages(db)
+      .$if(f.published, listedPage)
       .$if(range.from !== null, (q) => q.where('p.id', '>=', range.from ?? 0))
       .$if(range.below !== null, (q) => q.where('p.id', '<', range.below ?? 0)),
     f,
@@ -106,31 +113,27 @@ export const allRepository = {
 
   versions(db: Executor, f: AllFilter) {
     return inVersions(
-      db.selectFrom('versions as v').select(['v.id', 'v.name', 'v.slug', 'v.published', 'v.ordr']),
+      liveVersions(db)
+        .select(['v.id', 'v.name', 'v.slug', 'v.published', 'v.ordr'])
+        .$if(f.published, visibleVersion),
       f,
     ).execute();
   },
 
   documentation(db: Executor, f: AllFilter) {
     return inVersions(
-      db
-        .selectFrom('documentation as d')
-        .innerJoin('versions as v', 'v.id', 'd.version_id')
+      liveSections(db)
         .select(['d.id', 'd.title', 'd.slug', 'd.version_id', 'd.published', 'd.ordr'])
-        .where('d.deleted_at', 'is', null)
-        .$if(f.published, (q) => q.where('d.published', '=', 1)),
+        .$if(f.published, visibleSection),
       f,
     ).execute();
   },
 
   references(db: Executor, f: AllFilter) {
     return inVersions(
-      db
-        .selectFrom('api_references as r')
-        .innerJoin('versions as v', 'v.id', 'r.version_id')
+      liveReferences(db)
         .select(['r.id', 'r.title', 'r.slug', 'r.version_id', 'r.published', 'r.ordr'])
-        .where('r.deleted_at', 'is', null)
-        .$if(f.published, (q) => q.where('r.published', '=', 1)),
+        .$if(f.published, visibleReference),
       f,
     ).execute();
   },

@@ -3,6 +3,7 @@ import { sql, type Insertable } from 'kysely';
 import { extractSections } from '../../content/sections.ts';
 import type { Executor } from '../../db/executor.ts';
 import type { SearchEntriesTable } from '../../db/schema.ts';
+import { liveReferences, visiblePages as readerPages, visibleReference } from '../../db/visibility.ts';
 import { parseVariables } from '../../shared/serialised.ts';
 
 // What readers can see, read for the index, and the entries derived from it: one per H2 section of
@@ -20,12 +21,9 @@ export const withoutMarks = (text: string): string =>
   // eslint-disable-next-line no-control-regex
   text.replace(/[\u0000-\u0002]/g, (c) => (c === '\u0000' ? '' : ' '));
 
-/** Live pages of live, published sections of published versions, listed, with published contents. */
+/** The pages readers can see and find (db/visibility.ts), with what their entries say. */
 export const visiblePages = (db: Executor) =>
-  db
-    .selectFrom('pages as p')
-    .innerJoin('documentation as d', 'd.id', 'p.documentation_id')
-    .innerJoin('versions as v', 'v.id', 'd.version_id')
+  readerPages(db)
     .innerJoin('projects as pr', 'pr.id', 'v.project_id')
     .select([
       'p.id',
@@ -39,13 +37,6 @@ export const visiblePages = (db: Executor) =>
       'v.project_id',
       'pr.variables',
     ])
-    .where('p.deleted_at', 'is', null)
-    .where('d.deleted_at', 'is', null)
-    .where('v.deleted_at', 'is', null)
-    .where('p.listed', '=', 1)
-    .where('d.published', '=', 1)
-    .where('v.published', '=', 1)
-    .where('p.content_published', 'is not', null)
     .orderBy('p.id');
 
 type VisiblePage = Awaited<ReturnType<ReturnType<typeof visiblePages>['execute']>>[number];
@@ -56,9 +47,8 @@ type VisiblePage = Awaited<ReturnType<ReturnType<typeof visiblePages>['execute']
  * that reads its operations.
  */
 export const visibleReferences = (db: Executor, sqlite: boolean) =>
-  db
-    .selectFrom('api_references as r')
-    .innerJoin('versions as v', 'v.id', 'r.version_id')
+  liveReferences(db)
+    .$call(visibleReference)
     .select([
       'r.id',
       'r.slug',
@@ -70,10 +60,7 @@ export const visibleReferences = (db: Executor, sqlite: boolean) =>
       'v.slug as version_slug',
       'v.project_id',
     ])
-    .where('r.deleted_at', 'is', null)
-    .where('v.deleted_at', 'is', null)
-    .where('r.published', '=', 1)
-    .where('v.published', '=', 1)
+    // A published reference always has its definition; the index is made from it, so it is asked for.
     .where('r.definition_published', 'is not', null)
     .orderBy('r.id');
 

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { UseCaseContext } from '../../auth/actor.ts';
 import type { Executor } from '../../db/executor.ts';
 import type { Database } from '../../db/schema.ts';
+import { liveSections } from '../../db/visibility.ts';
 import { NotFoundError } from '../../errors.ts';
 import { LruCache } from '../../shared/lru-cache.ts';
 import type { VersionsService } from '../versions/versions.service.ts';
@@ -125,13 +126,10 @@ export class SearchService {
     }
     let documentationIds: number[] | null = null;
     if (input.documentation_slug !== undefined) {
-      let sections = db
-        .selectFrom('documentation as d')
-        .innerJoin('versions as v', 'v.id', 'd.version_id')
+      let sections = liveSections(db)
         .select('d.id')
         .where('v.project_id', '=', ctx.scope.project.id)
-        .where('d.slug', '=', input.documentation_slug)
-        .where('d.deleted_at', 'is', null);
+        .where('d.slug', '=', input.documentation_slug);
       if (versionIds !== null)
         sections = sections.where('v.id', 'in', versionIds.length > 0 ? versionIds : [0]);
       documentationIds = (await sections.execute()).map((row) => row.id);

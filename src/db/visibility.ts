@@ -1,0 +1,129 @@
+import { sql, type SelectQueryBuilder } from 'kysely';
+import type { Executor } from './executor.ts';
+import type { ApiReferencesTable, DocumentationTable, PagesTable, VersionsTable } from './schema.ts';
+
+/**
+ * What is live (not deleted) and what readers can see, written once for every repository
+ * (docs/decisions/0023-visibility.md). Queries name the content tables by one set of aliases:
+ * `v` versions, `d` documentation (sections), `p` pages, `r` api_references. The filters below are
+ * `$call`-able on any select that has the alias; the starters begin a query with its joins.
+ */
+
+type With<A extends string, T> = Record<A, T>;
+
+// The filters take any select holding the alias, so they write their columns through sql.ref; the
+// constraint on DB is what keeps them off a query without that alias.
+
+export const liveVersion = <DB extends With<'v', VersionsTable>, TB extends keyof DB, O>(
+  qb: SelectQueryBuilder<DB, TB, O>,
+) => qb.where(sql.ref('v.deleted_at'), 'is', null);
+
+export const liveSection = <DB extends With<'d', DocumentationTable>, TB extends keyof DB, O>(
+  qb: SelectQueryBuilder<DB, TB, O>,
+) => qb.where(sql.ref('d.deleted_at'), 'is', null);
+
+export const livePage = <DB extends With<'p', PagesTable>, TB extends keyof DB, O>(
+  qb: SelectQueryBuilder<DB, TB, O>,
+) => qb.where(sql.ref('p.deleted_at'), 'is', null);
+
+export const liveReference = <DB extends With<'r', ApiReferencesTable>, TB extends keyof DB, O>(
+  qb: SelectQueryBuilder<DB, TB, O>,
+) => qb.where(sql.ref('r.deleted_at'), 'is', null);
+
+/** A version readers can see: published. The default version is the first of these. */
+export const visibleVersion = <DB extends With<'v', VersionsTable>, TB extends keyof DB, O>(
+  qb: SelectQueryBuilder<DB, TB, O>,
+) => qb.where(sql.ref('v.published'), '=', 1);
+
+/** A section readers can see: published, in a published version. */
+export const visibleSection = <
+  DB extends With<'d', DocumentationTable> & With<'v', VersionsTable>,
+  TB extends keyof DB,
+  O,
+>(
+  qb: SelectQueryBuilder<DB, TB, O>,
+) => qb.where(sql.ref('d.published'), '=', 1).$call(visibleVersion);
+
+/** A reference readers can see: published, in a published version. */
+export const visibleReference = <
+  DB extends With<'r', ApiReferencesTable> & With<'v', VersionsTable>,
+  TB extends keyof DB,
+  O,
+>(
+  qb: SelectQueryBuilder<DB, TB, O>,
+) => qb.where(sql.ref('r.published'), '=', 1).$call(visibleVersion);
+
+/**
+ * A page readers find: listed, in a section they can see. `GET /all?published=true` lists these;
+ * visiblePage adds the published contents (the decision note says why the listing does not).
+ */
+export const listedPage = <
+  DB extends With<'p', PagesTable> & With<'d', DocumentationTable> & With<'v', VersionsTable>,
+  TB extends keyof DB,
+  O,
+>(
+  qb: SelectQueryBuilder<DB, TB, O>,
+) => qb.where(sql.ref('p.listed'), '=', 1).$call(visibleSection);
+
+/** A page readers can see and find: listed, with published contents, in a section they can see. */
+export const visiblePage = <
+  DB extends With<'p', PagesTable> & With<'d', DocumentationTable> & With<'v', VersionsTable>,
+  TB extends keyof DB,
+  O,
+>(
+  qb: SelectQueryBuilder<DB, TB, O>,
+) => qb.$call(listedPage).where(sql.ref('p.content_published'), 'is not', null);
+
+/** Live versions. */
+export const liveVersions = (db: Executor) => db.selectFrom('versions as v').$call(liveVersion);
+
+/** Live sections of live versions. */
+export const liveSections = (db: Executor) =>
+  db
+    .selectFrom('documentation as d')
+    .innerJoin('versions as v', 'v.id', 'd.version_id')
+    .$call(liveSection)
+    .$call(liveVersion);
+
+/** Live references of live versions. */
+export const liveReferences = (db: Executor) =>
+  db
+    .selectFrom('api_references as r')
+    .innerJoin('versions as v', 'v.id', 'r.version_id')
+    .$call(liveReference)
+    .$call(liveVersion);
+
+/** Pages of any state in live sections of live versions (the trash lists the deleted ones). */
+export const pagesOfLiveSections = (db: Executor) =>
+  db
+    .selectFrom('pages as p')
+    .innerJoin('documentation as d', 'd.id', 'p.documentation_id')
+    .innerJoin('versions as v', 'v.id', 'd.version_id')
+    .$call(liveSection)
+    .$call(liveVersion);
+
+/** Live pages of live sections of live versions. */
+export const livePages = (db: Executor) => pagesOfLiveSections(db).$call(livePage);
+
+/** Pages readers can see and find (visiblePage). */
+export const visiblePages = (db: Executor) => livePages(db).$call(visiblePage);
+
+/**
+ * Live pages of the live sections of one version, which the caller has found live: without the
+ * join to versions, so that the read stays within the section's rows of pages_listing_idx.
+ */
+export const livePagesOfVersion = (db: Executor, versionId: number) =>
+  db
+    .selectFrom('pages as p')
+    .innerJoin('documentation as d', 'd.id', 'p.documentation_id')
+    .where('d.version_id', '=', versionId)
+    .$call(liveSection)
+    .$call(livePage);
+
+/** Live sections of one version, which the caller has found live. */
+export const liveSectionsOfVersion = (db: Executor, versionId: number) =>
+  db.selectFrom('documentation as d').where('d.version_id', '=', versionId).$call(liveSection);
+
+/** Live references of one version, which the caller has found live. */
+export const liveReferencesOfVersion = (db: Executor, versionId: number) =>
+  db.selectFrom('api_references as r').where('r.version_id', '=', versionId).$call(liveReference);
