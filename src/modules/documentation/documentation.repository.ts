@@ -3,19 +3,14 @@ import type { DialectName } from '../../db/dialect.ts';
 import type { Executor } from '../../db/executor.ts';
 import type { CategoriesTable, DocumentationTable } from '../../db/schema.ts';
 import { mapUnique } from '../../db/unique.ts';
+import { livePage, liveSections, liveSectionsOfVersion } from '../../db/visibility.ts';
 
 export type DocumentationRow = Selectable<DocumentationTable>;
 export type CategoryRow = Selectable<CategoriesTable>;
 
 /** Sections of one project: the join to versions is what keeps other projects' ids out. */
 const inProject = (db: Executor, projectId: number) =>
-  db
-    .selectFrom('documentation as d')
-    .innerJoin('versions as v', 'v.id', 'd.version_id')
-    .selectAll('d')
-    .where('v.project_id', '=', projectId)
-    .where('v.deleted_at', 'is', null)
-    .where('d.deleted_at', 'is', null);
+  liveSections(db).selectAll('d').where('v.project_id', '=', projectId);
 
 export const documentationRepository = {
   findById(db: Executor, projectId: number, id: number): Promise<DocumentationRow | undefined> {
@@ -23,24 +18,11 @@ export const documentationRepository = {
   },
 
   findBySlug(db: Executor, versionId: number, slug: string): Promise<DocumentationRow | undefined> {
-    return db
-      .selectFrom('documentation')
-      .selectAll()
-      .where('version_id', '=', versionId)
-      .where('slug', '=', slug)
-      .where('deleted_at', 'is', null)
-      .executeTakeFirst();
+    return liveSectionsOfVersion(db, versionId).selectAll('d').where('d.slug', '=', slug).executeTakeFirst();
   },
 
   listByVersion(db: Executor, versionId: number): Promise<DocumentationRow[]> {
-    return db
-      .selectFrom('documentation')
-      .selectAll()
-      .where('version_id', '=', versionId)
-      .where('deleted_at', 'is', null)
-      .orderBy('ordr')
-      .orderBy('id')
-      .execute();
+    return liveSectionsOfVersion(db, versionId).selectAll('d').orderBy('d.ordr').orderBy('d.id').execute();
   },
 
   insert(db: Executor, values: Insertable<DocumentationTable>): Promise<DocumentationRow> {
@@ -95,15 +77,18 @@ export const documentationRepository = {
 
   async countLivePages(db: Executor, documentationId: number): Promise<number> {
     const row = await db
-      .selectFrom('pages')
+      .selectFrom('pages as p')
       .select((eb) => eb.fn.countAll().as('n'))
-      .where('documentation_id', '=', documentationId)
-      .where('deleted_at', 'is', null)
+      .where('p.documentation_id', '=', documentationId)
+      .$call(livePage)
       .executeTakeFirst();
     return Number(row?.n ?? 0);
   },
 
-  /** Deletes a section's live pages with it (soft, like the section). */
+  /**
+   * Deletes a section's live pages with it (soft, like the section). A cascade, written out: an
+   * update, where db/visibility.ts filters reads.
+   */
   async deletePages(db: Executor, documentationId: number, at: string): Promise<void> {
     await db
       .updateTable('pages')

@@ -3,6 +3,7 @@ import type { DatabaseHandle } from '../../db/dialect.ts';
 import type { Executor } from '../../db/executor.ts';
 import { PreparedRead } from '../../db/prepared.ts';
 import type { Database } from '../../db/schema.ts';
+import { livePages, liveSections } from '../../db/visibility.ts';
 
 /**
  * A page with what presenting and rendering it needs: the slugs of its path and its project's
@@ -39,11 +40,8 @@ export interface LinkTitleRow {
 export type Source = string | Uint8Array;
 
 /** Live pages of live sections of live versions of one project; other projects' ids stay invisible. */
-const livePages = (db: Executor, projectId: number) =>
-  db
-    .selectFrom('pages as p')
-    .innerJoin('documentation as d', 'd.id', 'p.documentation_id')
-    .innerJoin('versions as v', 'v.id', 'd.version_id')
+const livePagesOf = (db: Executor, projectId: number) =>
+  livePages(db)
     .innerJoin('projects as pr', 'pr.id', 'v.project_id')
     .select([
       'p.id',
@@ -58,19 +56,16 @@ const livePages = (db: Executor, projectId: number) =>
       'v.slug as version_slug',
       'pr.variables',
     ])
-    .where('v.project_id', '=', projectId)
-    .where('p.deleted_at', 'is', null)
-    .where('d.deleted_at', 'is', null)
-    .where('v.deleted_at', 'is', null);
+    .where('v.project_id', '=', projectId);
 
 const views = (db: Executor, projectId: number) =>
-  livePages(db, projectId).select(['p.content_draft', 'p.content_published']);
+  livePagesOf(db, projectId).select(['p.content_draft', 'p.content_published']);
 
 /** As views, the contents as bytes on SQLite (a cast to blob keeps the stored UTF-8 as it is). */
 const readViews = (db: Executor, projectId: number, sqlite: boolean) => {
   const content = (column: 'p.content_draft' | 'p.content_published') =>
     sqlite ? sql<Source | null>`cast(${sql.ref(column)} as blob)` : sql<Source | null>`${sql.ref(column)}`;
-  return livePages(db, projectId).select([
+  return livePagesOf(db, projectId).select([
     content('p.content_draft').as('content_draft'),
     content('p.content_published').as('content_published'),
   ]);
@@ -96,9 +91,7 @@ export interface NewPageSection {
 }
 
 const newPageSection = (db: Executor, projectId: number, documentationId: number, slug: string) =>
-  db
-    .selectFrom('documentation as d')
-    .innerJoin('versions as v', 'v.id', 'd.version_id')
+  liveSections(db)
     .innerJoin('projects as pr', 'pr.id', 'v.project_id')
     .select((eb) => [
       'd.id',
@@ -124,9 +117,7 @@ const newPageSection = (db: Executor, projectId: number, documentationId: number
         .as('slug_holder'),
     ])
     .where('v.project_id', '=', projectId)
-    .where('d.id', '=', documentationId)
-    .where('v.deleted_at', 'is', null)
-    .where('d.deleted_at', 'is', null);
+    .where('d.id', '=', documentationId);
 
 /** [auto$] link targets are looked up this many at a time. */
 const LINK_SLOTS = 4;
@@ -136,7 +127,7 @@ const LINK_SLOTS = 4;
  * the join (a VALUES list of LINK_SLOTS rows, unused ones null) so that each is one lookup in the
  * unique (documentation_id, slug) index: with the slugs as `IN` lists, SQLite's planner scans a whole
  * section through the listing index instead. On SQLite the unary `+` keeps that index out of the
- * deleted_at tests too.
+ * deleted_at tests too, which is why they are written here and not taken from db/visibility.ts.
  */
 const linkTitles = (
   db: Kysely<Database>,

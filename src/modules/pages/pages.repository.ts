@@ -3,6 +3,7 @@ import type { DialectName } from '../../db/dialect.ts';
 import type { Executor } from '../../db/executor.ts';
 import type { PageHistoryTable, PagesTable } from '../../db/schema.ts';
 import { mapUnique } from '../../db/unique.ts';
+import { livePage } from '../../db/visibility.ts';
 
 export type PageRow = Selectable<PagesTable>;
 
@@ -86,11 +87,11 @@ export const pagesRepository = {
   async childrenOf(db: Executor, documentationId: number, ids: readonly number[]): Promise<number[]> {
     if (ids.length === 0) return [];
     const rows = await db
-      .selectFrom('pages')
-      .select('id')
-      .where('documentation_id', '=', documentationId)
-      .where('parent_page_id', 'in', ids)
-      .where('deleted_at', 'is', null)
+      .selectFrom('pages as p')
+      .select('p.id')
+      .where('p.documentation_id', '=', documentationId)
+      .where('p.parent_page_id', 'in', ids)
+      .$call(livePage)
       .execute();
     return rows.map((r) => r.id);
   },

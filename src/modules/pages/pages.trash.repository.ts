@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../db/executor.ts';
+import { livePage, pagesOfLiveSections } from '../../db/visibility.ts';
 
 /** The UPDATE of many pages by id goes in chunks of this many parameters. */
 const CHUNK = 500;
@@ -25,7 +26,10 @@ export interface DeletedPageRow {
   parent_deleted_at: string | null;
 }
 
-/** Soft deletion of pages, and the purge of what was deleted long ago. */
+/**
+ * Soft deletion of pages, and the purge of what was deleted long ago. The trees walk pages alone,
+ * in recursive SQL that db/visibility.ts has no form for; the cascade is the rule (decision 0023).
+ */
 export const trashRepository = {
   /** A live page and every live page below it, the page first. */
   async liveTree(db: Executor, pageId: number): Promise<number[]> {
@@ -69,10 +73,7 @@ export const trashRepository = {
 
   /** A deleted page of a live section of a live version of the project. */
   deletedPage(db: Executor, projectId: number, id: number): Promise<DeletedPageRow | undefined> {
-    return db
-      .selectFrom('pages as p')
-      .innerJoin('documentation as d', 'd.id', 'p.documentation_id')
-      .innerJoin('versions as v', 'v.id', 'd.version_id')
+    return pagesOfLiveSections(db)
       .leftJoin('pages as parent', 'parent.id', 'p.parent_page_id')
       .select([
         'p.id',
@@ -87,19 +88,17 @@ export const trashRepository = {
       .where('p.id', '=', id)
       .where('v.project_id', '=', projectId)
       .where('p.deleted_at', 'is not', null)
-      .where('d.deleted_at', 'is', null)
-      .where('v.deleted_at', 'is', null)
       .executeTakeFirst();
   },
 
   /** Live slugs of a section that start like `slug` (the slug itself and its `-n` family). */
   async liveSlugs(db: Executor, documentationId: number, slug: string): Promise<Set<string>> {
     const rows = await db
-      .selectFrom('pages')
-      .select('slug')
-      .where('documentation_id', '=', documentationId)
-      .where('deleted_at', 'is', null)
-      .where((eb) => eb.or([eb('slug', '=', slug), eb('slug', 'like', `${slug}-%`)]))
+      .selectFrom('pages as p')
+      .select('p.slug')
+      .where('p.documentation_id', '=', documentationId)
+      .$call(livePage)
+      .where((eb) => eb.or([eb('p.slug', '=', slug), eb('p.slug', 'like', `${slug}-%`)]))
       .execute();
     return new Set(rows.map((row) => row.slug));
   },

@@ -2,6 +2,7 @@ import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Executor } from '../../db/executor.ts';
 import type { ApiReferencesTable } from '../../db/schema.ts';
 import { mapUnique } from '../../db/unique.ts';
+import { liveReferences } from '../../db/visibility.ts';
 
 /**
  * Everything but the definitions themselves (up to 8 MiB each), which only the definition read
@@ -31,14 +32,10 @@ export type ReferenceRow = Pick<Selectable<ApiReferencesTable>, (typeof COLUMNS)
 export const referencesRepository = {
   /** A live reference of a live version of the project: other projects' ids are not found. */
   findById(db: Executor, projectId: number, id: number): Promise<ReferenceRow | undefined> {
-    return db
-      .selectFrom('api_references as r')
-      .innerJoin('versions as v', 'v.id', 'r.version_id')
+    return liveReferences(db)
       .select(META)
       .where('r.id', '=', id)
       .where('v.project_id', '=', projectId)
-      .where('v.deleted_at', 'is', null)
-      .where('r.deleted_at', 'is', null)
       .executeTakeFirst();
   },
 

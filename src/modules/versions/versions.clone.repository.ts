@@ -34,7 +34,8 @@ function repointed(column: RawBuilder<string | null>, from: string, to: string):
  * The set-based statements of a version clone (N2): each copies one kind of row of the whole version
  * with one INSERT … SELECT, so the time is a handful of statements however many pages there are.
  * Sections are matched to their copies by slug (unique in a version), categories and pages through
- * the source id each copy keeps.
+ * the source id each copy keeps. They copy every live row, drafts and unpublished ones too, in
+ * SQL of their own: db/visibility.ts builds selects, not INSERT … SELECT (decision 0023).
  */
 export const cloneRepository = {
   async sections(db: Executor, ids: CloneIds): Promise<number> {

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../db/executor.ts';
+import { livePagesOfVersion } from '../../db/visibility.ts';
 
 /** Source pages are looked up this many at a time. */
 const CHUNK = 500;
@@ -61,9 +62,7 @@ const usersOf = (row: UsersRow): RevisionUsers => ({
 export const reportRepository = {
   /** The live pages of a version's live sections, in index order (contents are not read). */
   pages(db: Executor, versionId: number): Promise<ReportPageRow[]> {
-    return db
-      .selectFrom('pages as p')
-      .innerJoin('documentation as d', 'd.id', 'p.documentation_id')
+    return livePagesOfVersion(db, versionId)
       .select([
         'p.id',
         'p.title',
@@ -73,9 +72,6 @@ export const reportRepository = {
         'p.updated',
         'p.source_page_id',
       ])
-      .where('d.version_id', '=', versionId)
-      .where('d.deleted_at', 'is', null)
-      .where('p.deleted_at', 'is', null)
       .orderBy('d.ordr')
       .orderBy('d.id')
       .orderBy('p.position')
@@ -85,18 +81,15 @@ export const reportRepository = {
 
   /** For each page of the version, the users of its first and its last revision. */
   async versionRevisionUsers(db: Executor, versionId: number): Promise<RevisionUsers[]> {
+    const revisions = livePagesOfVersion(db, versionId)
+      .innerJoin('page_history as h', 'h.page_id', 'p.id')
+      .select((eb) => ['h.page_id', eb.fn.min('h.id').as('first_rev'), eb.fn.max('h.id').as('last_rev')])
+      .groupBy('h.page_id');
     const { rows } = await sql<UsersRow>`
       select f.page_id,
         uf.id as first_id, uf.email as first_email, uf.name as first_name,
         ul.id as last_id, ul.email as last_email, ul.name as last_name
-      from (
-        select h.page_id, min(h.id) as first_rev, max(h.id) as last_rev
-        from page_history h
-        join pages p on p.id = h.page_id
-        join documentation d on d.id = p.documentation_id
-        where d.version_id = ${versionId} and d.deleted_at is null and p.deleted_at is null
-        group by h.page_id
-      ) f
+      from ${revisions} f
       join page_history hf on hf.id = f.first_rev
       left join users uf on uf.id = hf.user_id
       join page_history hl on hl.id = f.last_rev

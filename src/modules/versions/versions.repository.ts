@@ -2,28 +2,29 @@ import type { DialectName } from '../../db/dialect.ts';
 import type { Executor } from '../../db/executor.ts';
 import type { VersionsTable } from '../../db/schema.ts';
 import { mapUnique } from '../../db/unique.ts';
+import { liveVersions, visibleVersion } from '../../db/visibility.ts';
 import type { Insertable, Selectable, Updateable } from 'kysely';
 
 export type VersionRow = Selectable<VersionsTable>;
 
 const live = (db: Executor, projectId: number) =>
-  db.selectFrom('versions').selectAll().where('project_id', '=', projectId).where('deleted_at', 'is', null);
+  liveVersions(db).selectAll().where('v.project_id', '=', projectId);
 
 export const versionsRepository = {
   findById(db: Executor, projectId: number, id: number): Promise<VersionRow | undefined> {
-    return live(db, projectId).where('id', '=', id).executeTakeFirst();
+    return live(db, projectId).where('v.id', '=', id).executeTakeFirst();
   },
 
   findBySlug(db: Executor, projectId: number, slug: string): Promise<VersionRow | undefined> {
-    return live(db, projectId).where('slug', '=', slug).executeTakeFirst();
+    return live(db, projectId).where('v.slug', '=', slug).executeTakeFirst();
   },
 
   /** The default version: the first published one in `ordr` order. */
   findDefault(db: Executor, projectId: number): Promise<VersionRow | undefined> {
     return live(db, projectId)
-      .where('published', '=', 1)
-      .orderBy('ordr')
-      .orderBy('id')
+      .$call(visibleVersion)
+      .orderBy('v.ordr')
+      .orderBy('v.id')
       .limit(1)
       .executeTakeFirst();
   },
@@ -45,18 +46,16 @@ export const versionsRepository = {
   },
 
   async countPublished(db: Executor, projectId: number): Promise<number> {
-    const row = await db
-      .selectFrom('versions')
+    const row = await liveVersions(db)
       .select((eb) => eb.fn.countAll().as('n'))
-      .where('project_id', '=', projectId)
-      .where('deleted_at', 'is', null)
-      .where('published', '=', 1)
+      .where('v.project_id', '=', projectId)
+      .$call(visibleVersion)
       .executeTakeFirst();
     return Number(row?.n ?? 0);
   },
 
   list(db: Executor, projectId: number): Promise<VersionRow[]> {
-    return live(db, projectId).orderBy('ordr').orderBy('id').execute();
+    return live(db, projectId).orderBy('v.ordr').orderBy('v.id').execute();
   },
 
   insert(db: Executor, values: Insertable<VersionsTable>): Promise<VersionRow> {
