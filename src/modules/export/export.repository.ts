@@ -6,6 +6,13 @@ import type {
   DocumentationTable,
   VersionsTable,
 } from '../../db/schema.ts';
+import {
+  liveReferencesOfVersion,
+  liveSection,
+  liveSectionsOfVersion,
+  livePagesOfVersion,
+  liveVersions,
+} from '../../db/visibility.ts';
 
 export type ExportVersion = Pick<Selectable<VersionsTable>, 'id' | 'name' | 'slug' | 'published'>;
 export type ExportSection = Pick<Selectable<DocumentationTable>, 'id' | 'title' | 'slug' | 'published'>;
@@ -48,24 +55,19 @@ export const exportRepository = {
   },
 
   versions(db: Executor, projectId: number): Promise<ExportVersion[]> {
-    return db
-      .selectFrom('versions')
-      .select(['id', 'name', 'slug', 'published'])
-      .where('project_id', '=', projectId)
-      .where('deleted_at', 'is', null)
-      .orderBy('ordr')
-      .orderBy('id')
+    return liveVersions(db)
+      .select(['v.id', 'v.name', 'v.slug', 'v.published'])
+      .where('v.project_id', '=', projectId)
+      .orderBy('v.ordr')
+      .orderBy('v.id')
       .execute();
   },
 
   sections(db: Executor, versionId: number): Promise<ExportSection[]> {
-    return db
-      .selectFrom('documentation')
-      .select(['id', 'title', 'slug', 'published'])
-      .where('version_id', '=', versionId)
-      .where('deleted_at', 'is', null)
-      .orderBy('ordr')
-      .orderBy('id')
+    return liveSectionsOfVersion(db, versionId)
+      .select(['d.id', 'd.title', 'd.slug', 'd.published'])
+      .orderBy('d.ordr')
+      .orderBy('d.id')
       .execute();
   },
 
@@ -75,16 +77,14 @@ export const exportRepository = {
       .innerJoin('documentation as d', 'd.id', 'c.documentation_id')
       .select(['c.id', 'c.documentation_id', 'c.title', 'c.position'])
       .where('d.version_id', '=', versionId)
-      .where('d.deleted_at', 'is', null)
+      .$call(liveSection)
       .orderBy('c.position')
       .orderBy('c.id')
       .execute();
   },
 
   pages(db: Executor, versionId: number): Promise<ExportPage[]> {
-    return db
-      .selectFrom('pages as p')
-      .innerJoin('documentation as d', 'd.id', 'p.documentation_id')
+    return livePagesOfVersion(db, versionId)
       .select([
         'p.id',
         'p.documentation_id',
@@ -95,9 +95,6 @@ export const exportRepository = {
         'p.listed',
         'p.position',
       ])
-      .where('d.version_id', '=', versionId)
-      .where('d.deleted_at', 'is', null)
-      .where('p.deleted_at', 'is', null)
       .orderBy('p.position')
       .orderBy('p.id')
       .execute();
@@ -113,13 +110,10 @@ export const exportRepository = {
   },
 
   references(db: Executor, versionId: number): Promise<ExportReference[]> {
-    return db
-      .selectFrom('api_references')
-      .select(['id', 'title', 'slug', 'published', 'format_published', 'format_draft'])
-      .where('version_id', '=', versionId)
-      .where('deleted_at', 'is', null)
-      .orderBy('ordr')
-      .orderBy('id')
+    return liveReferencesOfVersion(db, versionId)
+      .select(['r.id', 'r.title', 'r.slug', 'r.published', 'r.format_published', 'r.format_draft'])
+      .orderBy('r.ordr')
+      .orderBy('r.id')
       .execute();
   },
 

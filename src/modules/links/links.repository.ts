@@ -1,4 +1,10 @@
 import type { Executor } from '../../db/executor.ts';
+import {
+  livePagesOfVersion,
+  liveReferencesOfVersion,
+  liveSectionsOfVersion,
+  liveVersions,
+} from '../../db/visibility.ts';
 import type { DefinitionFormat } from '../references/definition.parser.ts';
 
 export interface LinkPageRow {
@@ -45,23 +51,16 @@ export const linksRepository = {
 
   /** The project's live versions in order: the first published one is the default version. */
   versions(db: Executor, projectId: number) {
-    return db
-      .selectFrom('versions')
-      .select(['id', 'slug', 'published'])
-      .where('project_id', '=', projectId)
-      .where('deleted_at', 'is', null)
-      .orderBy('ordr')
-      .orderBy('id')
+    return liveVersions(db)
+      .select(['v.id', 'v.slug', 'v.published'])
+      .where('v.project_id', '=', projectId)
+      .orderBy('v.ordr')
+      .orderBy('v.id')
       .execute();
   },
 
   sections(db: Executor, versionId: number) {
-    return db
-      .selectFrom('documentation')
-      .select(['slug', 'title', 'published'])
-      .where('version_id', '=', versionId)
-      .where('deleted_at', 'is', null)
-      .execute();
+    return liveSectionsOfVersion(db, versionId).select(['d.slug', 'd.title', 'd.published']).execute();
   },
 
   /**
@@ -70,9 +69,7 @@ export const linksRepository = {
    * instead of this version's from the covering pages_listing_idx.
    */
   pages(db: Executor, versionId: number): Promise<LinkPageRow[]> {
-    return db
-      .selectFrom('pages as p')
-      .innerJoin('documentation as d', 'd.id', 'p.documentation_id')
+    return livePagesOfVersion(db, versionId)
       .select([
         'p.id',
         'p.title',
@@ -82,9 +79,6 @@ export const linksRepository = {
         'd.title as section_title',
         'd.published as section_published',
       ])
-      .where('d.version_id', '=', versionId)
-      .where('d.deleted_at', 'is', null)
-      .where('p.deleted_at', 'is', null)
       .execute();
   },
 
@@ -100,17 +94,14 @@ export const linksRepository = {
 
   /** Live references; `has_published`: a published definition readers can open. */
   references(db: Executor, versionId: number): Promise<LinkReferenceRow[]> {
-    return db
-      .selectFrom('api_references')
+    return liveReferencesOfVersion(db, versionId)
       .select((eb) => [
-        'id',
-        'title',
-        'slug',
-        'published',
-        eb.case().when('definition_published', 'is not', null).then(1).else(0).end().as('has_published'),
+        'r.id',
+        'r.title',
+        'r.slug',
+        'r.published',
+        eb.case().when('r.definition_published', 'is not', null).then(1).else(0).end().as('has_published'),
       ])
-      .where('version_id', '=', versionId)
-      .where('deleted_at', 'is', null)
       .execute();
   },
 
