@@ -1,78 +1,64 @@
 import { sql, type SelectQueryBuilder } from 'kysely';
 import type { Executor } from './executor.ts';
-import type { ApiReferencesTable, DocumentationTable, PagesTable, VersionsTable } from './schema.ts';
+import type {
+  ApiReferencesTable,
+  ChangelogPostsTable,
+  DocumentationTable,
+  PagesTable,
+  VersionsTable,
+} from './schema.ts';
 
 /**
  * What is live (not deleted) and what readers can see, written once for every repository
  * (docs/decisions/0023-visibility.md). Queries name the content tables by one set of aliases:
- * `v` versions, `d` documentation (sections), `p` pages, `r` api_references. The filters below are
- * `$call`-able on any select that has the alias; the starters begin a query with its joins.
+ * `v` versions, `d` documentation (sections), `p` pages, `r` api_references, `cp` changelog_posts.
+ * The filters are `$call`-able on any select that has their aliases; the starters begin a query
+ * with its joins.
  */
 
-type With<A extends string, T> = Record<A, T>;
-
-// The filters take any select holding the alias, so they write their columns through sql.ref; the
-// constraint on DB is what keeps them off a query without that alias.
-
-export const liveVersion = <DB extends With<'v', VersionsTable>, TB extends keyof DB, O>(
+/** A filter of any select whose tables include T's aliases; the constraint keeps it off others. */
+type Filter<T> = <DB extends T, TB extends keyof DB, O>(
   qb: SelectQueryBuilder<DB, TB, O>,
-) => qb.where(sql.ref('v.deleted_at'), 'is', null);
+) => SelectQueryBuilder<DB, TB, O>;
 
-export const liveSection = <DB extends With<'d', DocumentationTable>, TB extends keyof DB, O>(
-  qb: SelectQueryBuilder<DB, TB, O>,
-) => qb.where(sql.ref('d.deleted_at'), 'is', null);
+type V = { v: VersionsTable };
+type D = { d: DocumentationTable };
+type P = { p: PagesTable };
+type R = { r: ApiReferencesTable };
 
-export const livePage = <DB extends With<'p', PagesTable>, TB extends keyof DB, O>(
-  qb: SelectQueryBuilder<DB, TB, O>,
-) => qb.where(sql.ref('p.deleted_at'), 'is', null);
+// Written through sql.ref: a generic query builder cannot check a column name, the constraint on
+// the aliases does that for the callers.
 
-export const liveReference = <DB extends With<'r', ApiReferencesTable>, TB extends keyof DB, O>(
-  qb: SelectQueryBuilder<DB, TB, O>,
-) => qb.where(sql.ref('r.deleted_at'), 'is', null);
+export const liveVersion: Filter<V> = (qb) => qb.where(sql.ref('v.deleted_at'), 'is', null);
+export const liveSection: Filter<D> = (qb) => qb.where(sql.ref('d.deleted_at'), 'is', null);
+export const livePage: Filter<P> = (qb) => qb.where(sql.ref('p.deleted_at'), 'is', null);
+export const liveReference: Filter<R> = (qb) => qb.where(sql.ref('r.deleted_at'), 'is', null);
 
 /** A version readers can see: published. The default version is the first of these. */
-export const visibleVersion = <DB extends With<'v', VersionsTable>, TB extends keyof DB, O>(
-  qb: SelectQueryBuilder<DB, TB, O>,
-) => qb.where(sql.ref('v.published'), '=', 1);
+export const visibleVersion: Filter<V> = (qb) => qb.where(sql.ref('v.published'), '=', 1);
 
 /** A section readers can see: published, in a published version. */
-export const visibleSection = <
-  DB extends With<'d', DocumentationTable> & With<'v', VersionsTable>,
-  TB extends keyof DB,
-  O,
->(
-  qb: SelectQueryBuilder<DB, TB, O>,
-) => qb.where(sql.ref('d.published'), '=', 1).$call(visibleVersion);
+export const visibleSection: Filter<D & V> = (qb) =>
+  qb.where(sql.ref('d.published'), '=', 1).$call(visibleVersion);
 
 /** A reference readers can see: published, in a published version. */
-export const visibleReference = <
-  DB extends With<'r', ApiReferencesTable> & With<'v', VersionsTable>,
-  TB extends keyof DB,
-  O,
->(
-  qb: SelectQueryBuilder<DB, TB, O>,
-) => qb.where(sql.ref('r.published'), '=', 1).$call(visibleVersion);
+export const visibleReference: Filter<R & V> = (qb) =>
+  qb.where(sql.ref('r.published'), '=', 1).$call(visibleVersion);
 
 /**
  * A page readers find: listed, in a section they can see. `GET /all?published=true` lists these;
- * visiblePage adds the published contents (the decision note says why the listing does not).
+ * visiblePage adds the published contents (decision 0023 says why the listing does not).
  */
-export const listedPage = <
-  DB extends With<'p', PagesTable> & With<'d', DocumentationTable> & With<'v', VersionsTable>,
-  TB extends keyof DB,
-  O,
->(
-  qb: SelectQueryBuilder<DB, TB, O>,
-) => qb.where(sql.ref('p.listed'), '=', 1).$call(visibleSection);
+export const listedPage: Filter<P & D & V> = (qb) =>
+  qb.where(sql.ref('p.listed'), '=', 1).$call(visibleSection);
 
 /** A page readers can see and find: listed, with published contents, in a section they can see. */
-export const visiblePage = <
-  DB extends With<'p', PagesTable> & With<'d', DocumentationTable> & With<'v', VersionsTable>,
-  TB extends keyof DB,
-  O,
->(
-  qb: SelectQueryBuilder<DB, TB, O>,
-) => qb.$call(listedPage).where(sql.ref('p.content_published'), 'is not', null);
+export const visiblePage: Filter<P & D & V> = (qb) =>
+  qb.$call(listedPage).where(sql.ref('p.content_published'), 'is not', null);
+
+/** A changelog post readers can see: published (posts belong to the project, not to a version). */
+export const visiblePost: Filter<{ cp: ChangelogPostsTable }> = (qb) =>
+  qb.where(sql.ref('cp.published'), '=', 1);
 
 /** Live versions. */
 export const liveVersions = (db: Executor) => db.selectFrom('versions as v').$call(liveVersion);

@@ -3,7 +3,12 @@ import { sql, type Insertable } from 'kysely';
 import { extractSections } from '../../content/sections.ts';
 import type { Executor } from '../../db/executor.ts';
 import type { SearchEntriesTable } from '../../db/schema.ts';
-import { liveReferences, visiblePages as readerPages, visibleReference } from '../../db/visibility.ts';
+import {
+  liveReferences,
+  visiblePages as readerPages,
+  visiblePost,
+  visibleReference,
+} from '../../db/visibility.ts';
 import { parseVariables } from '../../shared/serialised.ts';
 
 // What readers can see, read for the index, and the entries derived from it: one per H2 section of
@@ -117,7 +122,7 @@ export const visiblePosts = (db: Executor) =>
       'c.project_id',
       'pr.variables',
     ])
-    .where('cp.published', '=', 1)
+    .$call(visiblePost)
     .orderBy('cp.id');
 
 type VisiblePost = Awaited<ReturnType<ReturnType<typeof visiblePosts>['execute']>>[number];
