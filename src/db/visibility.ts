@@ -46,15 +46,19 @@ export const visibleReference: Filter<R & V> = (qb) =>
   qb.where(sql.ref('r.published'), '=', 1).$call(visibleVersion);
 
 /**
- * A page readers find: listed, in a section they can see. `GET /all?published=true` lists these;
- * visiblePage adds the published contents (decision 0023 says why the listing does not).
+ * A listed page in a section readers can see, published contents or not: what `GET /all?published=true`
+ * lists. Decision 0023 says why the listing does not ask for visiblePage.
  */
 export const listedPage: Filter<P & D & V> = (qb) =>
   qb.where(sql.ref('p.listed'), '=', 1).$call(visibleSection);
 
-/** A page readers can see and find: listed, with published contents, in a section they can see. */
+/** A page readers can open at its address: published contents, in a section they can see. */
+export const readablePage: Filter<P & D & V> = (qb) =>
+  qb.where(sql.ref('p.content_published'), 'is not', null).$call(visibleSection);
+
+/** A page readers can see and find (search, navigation, sitemap): readable and listed. */
 export const visiblePage: Filter<P & D & V> = (qb) =>
-  qb.$call(listedPage).where(sql.ref('p.content_published'), 'is not', null);
+  qb.where(sql.ref('p.listed'), '=', 1).$call(readablePage);
 
 /** A changelog post readers can see: published (posts belong to the project, not to a version). */
 export const visiblePost: Filter<{ cp: ChangelogPostsTable }> = (qb) =>
