@@ -1,4 +1,4 @@
-import { assertIfMatch, entityTag, refines } from '../../http/conditional.ts';
+import { assertIfMatch, entityTag, refines } from '../../shared/entity-tags.ts';
 import { bool } from '../../db/executor.ts';
 import { formatApiDate } from '../../shared/dates.ts';
 import { JsonBytes, type Rendered } from '../../shared/serialised.ts';

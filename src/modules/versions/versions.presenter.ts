@@ -1,4 +1,4 @@
-import { entityTag } from '../../http/conditional.ts';
+import { entityTag } from '../../shared/entity-tags.ts';
 import { bool } from '../../db/executor.ts';
 import { formatApiDate } from '../../shared/dates.ts';
 import type { VersionRow } from './versions.repository.ts';
