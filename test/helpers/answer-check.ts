@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { pipeline, Readable, Transform } from 'node:stream';
 
 /*
  * Every 2xx JSON answer a test app sends is checked against the schema its route declares for that
@@ -108,24 +109,41 @@ export function answerProblem(
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\b/i;
 
-function check(sink: AnswerSink, request: FastifyRequest, reply: FastifyReply, payload: unknown): void {
+/**
+ * Checks the answer, and returns the payload to send: the same one, or for a stream (the listing's
+ * parts on PostgreSQL) one that passes every chunk on and checks the whole once it has all been
+ * sent. A stream that fails on the way is not checked: its answer is cut short on purpose.
+ */
+function check(sink: AnswerSink, request: FastifyRequest, reply: FastifyReply, payload: unknown): unknown {
   const status = reply.statusCode;
   const route = request.routeOptions;
   // Unrouted answers (404s) and the undocumented routes (health, the document itself) have no contract.
-  if (status < 200 || status >= 300 || route.url === undefined || route.schema?.hide === true) return;
+  if (status < 200 || status >= 300 || route.url === undefined || route.schema?.hide === true) return payload;
   const type = reply.getHeader('content-type');
-  if (typeof type !== 'string' || !JSON_TYPE.test(type)) return;
+  if (typeof type !== 'string' || !JSON_TYPE.test(type)) return payload;
   const answer = `${request.method} ${route.url} ${status}`;
-  let body: string;
-  if (typeof payload === 'string') body = payload;
-  else if (Buffer.isBuffer(payload)) body = payload.toString('utf8');
-  else {
-    sink.problems.push({ answer, problem: 'a JSON answer sent as a stream is not checked' });
-    return;
-  }
-  sink.checked.set(answer, (sink.checked.get(answer) ?? 0) + 1);
-  const problem = answerProblem(route.schema, status, body);
-  if (problem !== null) sink.problems.push({ answer, problem });
+  const checkBody = (body: string) => {
+    sink.checked.set(answer, (sink.checked.get(answer) ?? 0) + 1);
+    const problem = answerProblem(route.schema, status, body);
+    if (problem !== null) sink.problems.push({ answer, problem });
+  };
+  if (typeof payload === 'string') checkBody(payload);
+  else if (Buffer.isBuffer(payload)) checkBody(payload.toString('utf8'));
+  else if (payload instanceof Readable) {
+    const chunks: Buffer[] = [];
+    const recorder = new Transform({
+      transform(chunk: Buffer | string, _encoding, next) {
+        chunks.push(Buffer.from(chunk));
+        next(null, chunk);
+      },
+      flush(next) {
+        checkBody(Buffer.concat(chunks).toString('utf8'));
+        next();
+      },
+    });
+    return pipeline(payload, recorder, () => undefined);
+  } else sink.problems.push({ answer, problem: `a JSON answer of an unknown kind: ${typeof payload}` });
+  return payload;
 }
 
 /** The `instrument` option of buildApp that checks every answer of the app into `sink`. */
@@ -133,14 +151,15 @@ export const checkAnswers =
   (sink: AnswerSink = suiteAnswers) =>
   (app: FastifyInstance): void => {
     app.addHook('onSend', (request, reply, payload, done) => {
+      let sent = payload;
       try {
-        check(sink, request, reply, payload);
+        sent = check(sink, request, reply, payload);
       } catch (error) {
         // A schema Ajv cannot compile is a failure of the check, never a request left hanging.
         const answer = `${request.method} ${request.url} ${reply.statusCode}`;
         sink.problems.push({ answer, problem: `the check failed: ${String(error)}` });
       }
-      done(null, payload);
+      done(null, sent);
     });
   };
 
