@@ -50,6 +50,11 @@ export interface BuildOptions {
    * `Connection: close`.
    */
   drainGraceMs?: number;
+  /**
+   * Called on the bare app, before any hook or route is added: the test suite installs its check of
+   * every answer against the route's declared schema (test/helpers/answer-check.ts) here.
+   */
+  instrument?: (app: FastifyInstance) => void;
 }
 
 const DRAIN_SWEEP_MS = 100;
@@ -180,6 +185,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(compileValidator);
+  options.instrument?.(app);
   registerNodeLevelAnswers(app);
   // Draining: every request that reaches us is answered, with Connection: close so that its client
   // goes, and /readyz says 503; after a grace the server stops listening and closes idle

@@ -34,6 +34,8 @@ import { WebhookSubscriptions, webhooksSubscriber } from './modules/webhooks/web
 import { WebhooksService } from './modules/webhooks/webhooks.service.ts';
 import { TaskFailedError, WorkerPool } from './workers/pool.ts';
 import { WalCheckpointer } from './db/checkpointer.ts';
+import type { Job } from './jobs/job.ts';
+import { serverJobs } from './jobs/server-jobs.ts';
 import { ServiceUnavailableError } from './errors.ts';
 import type { CounterStore } from './ratelimit/counter-store.ts';
 import { MemoryCounterStore } from './ratelimit/memory-store.ts';
@@ -78,6 +80,8 @@ export interface Deps {
   metrics: Metrics | null;
   /** SQLite's WAL copied into the file on a thread of its own; the server starts it, nothing else does */
   checkpointer: WalCheckpointer;
+  /** the background work beside the requests: the server starts them all; close() closes them */
+  jobs: readonly Job[];
   close(): Promise<void>;
 }
 
@@ -199,6 +203,8 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
   const checkpointer = new WalCheckpointer(database.sqlite, {
     onFailure: (error) => overrides.onCheckpointError?.(error),
   });
+  const idempotency = new IdempotencyService(db, database.dialect, clock, secrets);
+  const jobs = serverJobs({ checkpointer, pages, linkScans, webhookDispatcher, workers, idempotency });
   metrics?.watch({
     caches: {
       api_key: () => keys.cacheStats(),
@@ -233,7 +239,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     all: new AllService(reader, versions),
     search,
     exports: new ExportService(database, versions, clock),
-    idempotency: new IdempotencyService(db, database.dialect, clock, secrets),
+    idempotency,
     imports: new ImportService(db, changes, versions, documentation, pages, references),
     searchIndex,
     workers,
@@ -241,15 +247,12 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     webhookDispatcher,
     metrics,
     checkpointer,
+    jobs,
     async close() {
-      // Background work first: it uses the worker threads and the database.
-      await webhookDispatcher.close();
-      await linkScans.close();
-      await pages.ahead.close();
-      await pages.rendered.close();
+      // Background work first, the last started first: it uses the worker threads and the database.
+      for (const job of [...jobs].reverse()) await job.close();
       if (overrides.workers === undefined) await workers.close();
       await counters.close();
-      await checkpointer.close();
       await database.close();
     },
   };

@@ -46,6 +46,16 @@ export class ConflictError extends AppError {
   }
 }
 
+/** `If-Match` held a tag that is not current: the write is refused with 412 and the current tag. */
+export class PreconditionFailedError extends AppError {
+  constructor(readonly currentTag: string) {
+    super(
+      412,
+      'The resource changed since the tag given in If-Match: read it again, then retry with its ETag.',
+    );
+  }
+}
+
 export class PayloadTooLargeError extends AppError {
   constructor(message: string) {
     super(413, message);

@@ -35,34 +35,9 @@ export async function serve(env: Readonly<Record<string, string | undefined>> = 
   logError = (error) => app.log.warn({ err: error }, 'webhook dispatch failed; it is tried again');
   logCheckpointError = (error) => app.log.warn({ err: error }, error.message);
   await app.listen({ host: config.host, port: config.port });
-  // Every instance sends the outbox; deps.close() stops it.
-  deps.webhookDispatcher.start();
-  // SQLite: the WAL is copied into the file beside the event loop, not inside a request's commit.
-  deps.checkpointer.start();
-  // In the background: the server answers at once, and the first upload finds a warm thread.
-  deps.workers.warm().catch((error: unknown) => app.log.warn({ err: error }, 'worker warm-up failed'));
-  // Idempotency keys are kept a day: forgotten on start and every hour after.
-  const purge = () =>
-    deps.idempotency
-      .purge()
-      .catch((error: unknown) => app.log.warn({ err: error }, 'idempotency purge failed'));
-  void purge();
-  setInterval(() => void purge(), 60 * 60 * 1000).unref();
-  // Purged on start and daily: deleted pages, sections, references and versions, link scans and
-  // webhook deliveries finished, after 30 days; rendered contents neither stored nor found for 7
-  // days. Scans and outputs are made again when needed.
-  const daily = (what: string, purge: () => Promise<unknown>) => {
-    const run = () =>
-      purge()
-        .then((purged) => app.log.info({ purged }, `${what} purged`))
-        .catch((error: unknown) => app.log.warn({ err: error }, `purge of ${what} failed`));
-    void run();
-    setInterval(() => void run(), 24 * 60 * 60 * 1000).unref();
-  };
-  daily('deleted rows', () => deps.pages.purgeDeleted());
-  daily('old link scans', () => deps.linkScans.purge());
-  daily('old rendered contents', () => deps.pages.rendered.purge());
-  daily('old webhook deliveries', () => deps.webhookDispatcher.purge());
+  // The outbox, the checkpoints, the warm-up and the purges (src/jobs/server-jobs.ts); deps.close()
+  // closes them, the last started first.
+  for (const job of deps.jobs) job.start(app.log);
   if (boot) {
     const address = app.server.address();
     const port = typeof address === 'object' && address !== null ? address.port : config.port;

@@ -1,6 +1,7 @@
 import { RawNode, type KyselyPlugin, type OperationNode, type QueryId } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.ts';
+import { checkAnswers } from './helpers/answer-check.ts';
 import { idRanges } from '../src/modules/all/all.parts.ts';
 import type { PageIdRange } from '../src/modules/all/all.repository.ts';
 import { AllService, type AllOptions } from '../src/modules/all/all.service.ts';
@@ -20,7 +21,13 @@ const insertPage = (documentationId: number, input: Parameters<typeof insertPage
 async function appWith(options: AllOptions, plugins: KyselyPlugin[] = []) {
   let db = t.deps.database.db;
   for (const plugin of plugins) db = db.withPlugin(plugin);
-  return buildApp({ ...t.deps, all: new AllService(db, t.deps.versions, options) }, { logger: false });
+  return buildApp(
+    { ...t.deps, all: new AllService(db, t.deps.versions, options) },
+    {
+      logger: false,
+      instrument: checkAnswers(),
+    },
+  );
 }
 
 const importsSnapshot = (node: OperationNode) =>

@@ -1,6 +1,7 @@
 import type { KyselyPlugin } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.ts';
+import { checkAnswers } from './helpers/answer-check.ts';
 import { AllService } from '../src/modules/all/all.service.ts';
 import { openapiYaml, upload } from './helpers/references.ts';
 import {
@@ -362,7 +363,7 @@ describe('GET /all', () => {
       },
     };
     const counted = new AllService(t.deps.database.db.withPlugin(counter), t.deps.versions);
-    const app = await buildApp({ ...t.deps, all: counted }, { logger: false });
+    const app = await buildApp({ ...t.deps, all: counted }, { logger: false, instrument: checkAnswers() });
     try {
       const w = await createWorld(t.deps);
       await insertPage(w.documentation.id);

@@ -2,6 +2,7 @@ import net from 'node:net';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.ts';
+import { checkAnswers } from './helpers/answer-check.ts';
 import { loadConfig } from '../src/config.ts';
 import { createDeps, type Deps } from '../src/deps.ts';
 import { MemoryCounterStore } from '../src/ratelimit/memory-store.ts';
@@ -48,7 +49,7 @@ describe('a database that does not answer', () => {
       LOG_LEVEL: 'silent',
     });
     deps = createDeps(config, { counters: new MemoryCounterStore() });
-    app = await buildApp(deps, { logger: false });
+    app = await buildApp(deps, { logger: false, instrument: checkAnswers() });
   });
 
   afterEach(async () => {

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.ts';
+import { checkAnswers } from './helpers/answer-check.ts';
 import {
   adminContext,
   createCategory,
@@ -415,7 +416,7 @@ describe('fuzz: every operation of /api/v1/openapi.json', () => {
     async () => {
       // A second instance over the same database, logging errors to us: a 500's cause goes in the report.
       const log = errorLog();
-      const app = await buildApp(t.deps, { logger: log.options });
+      const app = await buildApp(t.deps, { logger: log.options, instrument: checkAnswers() });
       try {
         const world = await setUpWorld(t);
         const doc = await app.inject({ method: 'GET', url: '/api/v1/openapi.json' });

@@ -1,7 +1,12 @@
-import { PreconditionFailedError } from './conditional.ts';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { asUnavailable } from '../db/unavailable.ts';
-import { AppError, ServiceUnavailableError, TooManyRequestsError, type FieldProblem } from '../errors.ts';
+import {
+  AppError,
+  PreconditionFailedError,
+  ServiceUnavailableError,
+  TooManyRequestsError,
+  type FieldProblem,
+} from '../errors.ts';
 
 interface ValidationIssue {
   instancePath?: string;

@@ -8,6 +8,7 @@ import { loadConfig, type Config } from '../../src/config.ts';
 import { upgradeDatabase } from '../../src/upgrade.ts';
 import { createDeps, type Deps, type DepsOverrides } from '../../src/deps.ts';
 import { WorkerPool } from '../../src/workers/pool.ts';
+import { checkAnswers } from './answer-check.ts';
 import { freshDatabase } from './test-databases.ts';
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL;
@@ -96,7 +97,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...(storage.schema ? { schema: storage.schema } : {}),
   });
   await upgradeDatabase(deps.database, storage.schema);
-  const app = await buildApp(deps, { logger: false });
+  const app = await buildApp(deps, { logger: false, instrument: checkAnswers() });
   return {
     app,
     deps,

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { contextOf } from '../../http/change-context.ts';
-import { notModified, notModifiedResponse, sendNotModified } from '../../http/conditional.ts';
+import { notModifiedResponse, sendNotModified } from '../../http/conditional.ts';
+import { notModified } from '../../shared/entity-tags.ts';
 import { errorResponses } from '../../http/schemas.ts';
 import { AllProjectSchema, AllQuery } from './all.schemas.ts';
 import type { AllService } from './all.service.ts';

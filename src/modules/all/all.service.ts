@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 import type { UseCaseContext } from '../../auth/actor.ts';
 import type { Executor } from '../../db/executor.ts';
 import type { Database } from '../../db/schema.ts';
-import { entityTag } from '../../http/conditional.ts';
+import { entityTag } from '../../shared/entity-tags.ts';
 import type { VersionsService } from '../versions/versions.service.ts';
 import { idRanges, streamListing } from './all.parts.ts';
 import { allJson, allJsonTail, EMPTY_ALL_JSON } from './all.presenter.ts';

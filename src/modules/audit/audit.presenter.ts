@@ -1,8 +1,10 @@
+import type { Static } from '@sinclair/typebox';
 import type { Selectable } from 'kysely';
 import type { AuditLogTable } from '../../db/schema.ts';
 import { formatApiDate } from '../../shared/dates.ts';
+import type { AuditEntrySchema } from './audit.schemas.ts';
 
-export function presentAuditEntry(row: Selectable<AuditLogTable>) {
+export function presentAuditEntry(row: Selectable<AuditLogTable>): Static<typeof AuditEntrySchema> {
   return {
     id: row.id,
     timestamp: formatApiDate(row.timestamp),

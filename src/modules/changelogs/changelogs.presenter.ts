@@ -1,7 +1,9 @@
+import type { Static } from '@sinclair/typebox';
 import { bool } from '../../db/executor.ts';
 import { formatApiDate } from '../../shared/dates.ts';
 import { JsonBytes, type Rendered } from '../../shared/serialised.ts';
 import type { ChangelogPostRow, ChangelogPostSource, ChangelogRow } from './changelogs.repository.ts';
+import type { ChangelogPostSchema } from './changelogs.schemas.ts';
 
 export interface Changelog {
   id: number;
@@ -24,15 +26,7 @@ export function presentChangelog(row: ChangelogRow): Changelog {
 }
 
 /** A post of a changelog as the API presents it (N5/N6); `content` in the format asked for. */
-export interface ChangelogPost {
-  id: number;
-  title: string;
-  slug: string;
-  published: boolean;
-  content: string;
-  created: string;
-  updated: string;
-}
+export type ChangelogPost = Static<typeof ChangelogPostSchema>;
 
 export function presentPost(row: ChangelogPostRow): ChangelogPost {
   return {

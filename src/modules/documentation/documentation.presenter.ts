@@ -1,17 +1,11 @@
-import { entityTag } from '../../http/conditional.ts';
+import type { Static } from '@sinclair/typebox';
+import { entityTag } from '../../shared/entity-tags.ts';
 import { bool } from '../../db/executor.ts';
 import { formatApiDate } from '../../shared/dates.ts';
 import type { CategoryRow, DocumentationRow } from './documentation.repository.ts';
+import type { DocumentationSchema } from './documentation.schemas.ts';
 
-export interface Documentation {
-  id: number;
-  title: string;
-  published: boolean;
-  created: string;
-  updated: string;
-  slug: string;
-  ordr: number;
-}
+export type Documentation = Static<typeof DocumentationSchema>;
 
 export function presentDocumentation(row: DocumentationRow): Documentation {
   return {
@@ -25,6 +19,7 @@ export function presentDocumentation(row: DocumentationRow): Documentation {
   };
 }
 
+/** A category as change events carry it; its answer (CategorySchema) shows id, title and position. */
 export interface Category {
   id: number;
   documentationId: number;

@@ -12,7 +12,7 @@ import { toStoredDate } from '../../shared/dates.ts';
 import { assertSlug } from '../../shared/slug.ts';
 import { assertNotBlank } from '../../shared/text.ts';
 import type { VersionsService } from '../versions/versions.service.ts';
-import { assertIfMatch } from '../../http/conditional.ts';
+import { assertIfMatch } from '../../shared/entity-tags.ts';
 import {
   documentationTag,
   presentCategory,

@@ -2,7 +2,7 @@ import { sql, type ControlledTransaction, type Kysely } from 'kysely';
 import type { Clock } from '../../clock.ts';
 import type { Database } from '../../db/schema.ts';
 import { ConflictError } from '../../errors.ts';
-import type { IdempotentRun, StoredAnswer } from '../../http/idempotency.ts';
+import type { IdempotentRun, StoredAnswer } from '../../shared/idempotency-store.ts';
 import { toStoredDate } from '../../shared/dates.ts';
 import { idempotencyRepository as repo, type KeptAnswer } from './idempotency.repository.ts';
 

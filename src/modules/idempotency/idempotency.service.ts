@@ -5,7 +5,7 @@ import type { DialectName } from '../../db/dialect.ts';
 import type { Database } from '../../db/schema.ts';
 import { UniqueViolationError, UnprocessableEntityError } from '../../errors.ts';
 import { toStoredDate } from '../../shared/dates.ts';
-import type { Claim, IdempotencyStore, IdempotentRun, StoredAnswer } from '../../http/idempotency.ts';
+import type { Claim, IdempotencyStore, IdempotentRun, StoredAnswer } from '../../shared/idempotency-store.ts';
 import { idempotencyRepository as repo, type IdempotencyRow } from './idempotency.repository.ts';
 import {
   KEY_SAVEPOINT,

@@ -1,3 +1,4 @@
+import type { Static } from '@sinclair/typebox';
 import type { Kysely } from 'kysely';
 import type { TransactionContext, UseCaseContext } from '../../auth/actor.ts';
 import type { Database } from '../../db/schema.ts';
@@ -14,7 +15,8 @@ import { ArchiveError, ImportArchive } from './import.archive.ts';
 import { parsePage } from './import.index.ts';
 import { readLayout } from './import.layout.ts';
 import type { ArchiveFile } from './import.archive.ts';
-import type { ImportWarning, PlannedPage, PlannedVersion } from './import.plan.ts';
+import type { PlannedPage, PlannedVersion } from './import.plan.ts';
+import type { ImportReportSchema } from './import.schemas.ts';
 
 export const IMPORT_MESSAGE = 'Imported';
 
@@ -27,14 +29,7 @@ export interface ImportInput {
   progress?: (done: number, total: number) => void;
 }
 
-export interface ImportReport {
-  versions: Array<{ id: number; name: string; slug: string }>;
-  documentation: number;
-  categories: number;
-  pages: number;
-  references: number;
-  warnings: ImportWarning[];
-}
+export type ImportReport = Static<typeof ImportReportSchema>;
 
 /** One import under way: what every step of it reads and adds to. */
 interface ImportRun {

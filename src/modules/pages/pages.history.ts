@@ -1,29 +1,16 @@
+import type { Static } from '@sinclair/typebox';
 import type { Kysely } from 'kysely';
 import { assertVersionInScope, type UseCaseContext } from '../../auth/actor.ts';
 import type { Database } from '../../db/schema.ts';
 import { NotFoundError } from '../../errors.ts';
 import { formatApiDate } from '../../shared/dates.ts';
 import { decodeCursor, encodeCursor } from '../../shared/cursor.ts';
+import type { RevisionListSchema, RevisionSchema } from './pages.history.schemas.ts';
 import type { PageQueries } from './pages.reads.repository.ts';
 import { pagesRepository as repo } from './pages.repository.ts';
 
-export interface Revision {
-  revision: number;
-  operation: 'create' | 'update' | 'publish';
-  message: string;
-  title: string;
-  slug: string;
-  created: string;
-  /** the user of the key that made it; null for a key without a user, the CLI, an import */
-  user: { id: number; email: string; name: string } | null;
-}
-
-export interface RevisionList {
-  data: Revision[];
-  count: number;
-  total: number;
-  cursor: string | null;
-}
+export type Revision = Static<typeof RevisionSchema>;
+export type RevisionList = Static<typeof RevisionListSchema>;
 
 /** A page's history: every create, update and publish, numbered from 1 in the order they happened. */
 export class PageHistory {

@@ -1,20 +1,12 @@
-import { assertIfMatch, entityTag, refines } from '../../http/conditional.ts';
+import type { Static } from '@sinclair/typebox';
+import { assertIfMatch, entityTag, refines } from '../../shared/entity-tags.ts';
 import { bool } from '../../db/executor.ts';
 import { formatApiDate } from '../../shared/dates.ts';
 import { JsonBytes, type Rendered } from '../../shared/serialised.ts';
 import type { PageView, Source } from './pages.reads.repository.ts';
+import type { PageSchema } from './pages.schemas.ts';
 
-export interface Page {
-  id: number;
-  listed: boolean;
-  title: string;
-  created: string;
-  updated: string;
-  slug: string;
-  contentDraft: string | null;
-  contentPublished: string | null;
-  path: string;
-}
+export type Page = Static<typeof PageSchema>;
 
 /** What a page's answer says besides its contents, in the answer's order. */
 function pageHead(view: PageView<Source>) {

@@ -7,7 +7,7 @@ import type { DocumentationRow, DocumentationService } from '../documentation/do
 import type { VersionRow, VersionSelector, VersionsService } from '../versions/versions.service.ts';
 import type { PageResponseCache } from './page-responses.ts';
 import { pageStateTag, serialisePage } from './pages.presenter.ts';
-import { refinedTag } from '../../http/conditional.ts';
+import { refinedTag } from '../../shared/entity-tags.ts';
 import type { PageRenderer } from './pages.renderer.ts';
 import type { PageQueries, PageView, Source } from './pages.reads.repository.ts';
 import type { PageBySlugInput, PageFormat } from './pages.schemas.ts';

@@ -1,12 +1,9 @@
+import type { Static } from '@sinclair/typebox';
 import { formatApiDate } from '../../shared/dates.ts';
 import type { ReaderAccessRow } from './reader-access.repository.ts';
+import type { ReaderAccessSchema } from './reader-access.schemas.ts';
 
-export interface ReaderAccess {
-  email: string;
-  expiresAt: string | null;
-  created: string;
-  revoked: string | null;
-}
+export type ReaderAccess = Static<typeof ReaderAccessSchema>;
 
 export function presentReaderAccess(row: ReaderAccessRow): ReaderAccess {
   return {

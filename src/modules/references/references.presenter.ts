@@ -1,15 +1,10 @@
+import type { Static } from '@sinclair/typebox';
 import { formatApiDate } from '../../shared/dates.ts';
 import type { ReferenceRow } from './references.repository.ts';
+import type { ReferenceSchema } from './references.schemas.ts';
 
-/** The Reference of the specification: exactly these fields. */
-export interface Reference {
-  id: number;
-  title: string;
-  created: string;
-  updated: string;
-  slug: string;
-  ordr: number;
-}
+/** The Reference of the specification: exactly the fields of its schema. */
+export type Reference = Static<typeof ReferenceSchema>;
 
 export function presentReference(row: ReferenceRow): Reference {
   return {

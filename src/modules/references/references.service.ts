@@ -10,7 +10,7 @@ import { inTransaction } from '../../db/transaction.ts';
 import { AppError, BadRequestError, NotFoundError, ServiceUnavailableError } from '../../errors.ts';
 import type { ChangeRecorder } from '../../events/change-recorder.ts';
 import { toStoredDate } from '../../shared/dates.ts';
-import { entityTag, notModified } from '../../http/conditional.ts';
+import { entityTag, notModified } from '../../shared/entity-tags.ts';
 import { TaskFailedError, type WorkerPool } from '../../workers/pool.ts';
 import type { VersionsService } from '../versions/versions.service.ts';
 import { DefinitionConverter } from './definition.converter.ts';

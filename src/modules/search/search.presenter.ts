@@ -1,19 +1,9 @@
+import type { Static } from '@sinclair/typebox';
 import { escapeHtml } from '../../content/escape.ts';
 import type { MatchedEntry } from './search.repository.ts';
+import type { SearchHitSchema } from './search.schemas.ts';
 
-export interface SearchHit {
-  content: string;
-  title: string;
-  sectionType: 'doc' | 'ref' | 'changelog';
-  /** null for a changelog post, which belongs to the project rather than to a version */
-  version: string | null;
-  section: string;
-  page: string;
-  pageId: number | null;
-  fragment: string;
-  path: string;
-  highlight: { title: string; content: string };
-}
+export type SearchHit = Static<typeof SearchHitSchema>;
 
 const START = '\u0001';
 const STOP = '\u0002';

@@ -1,3 +1,4 @@
+import type { Static } from '@sinclair/typebox';
 import type { Kysely } from 'kysely';
 import type { UseCaseContext } from '../../auth/actor.ts';
 import type { Executor } from '../../db/executor.ts';
@@ -7,21 +8,12 @@ import { NotFoundError } from '../../errors.ts';
 import { LruCache } from '../../shared/lru-cache.ts';
 import type { VersionsService } from '../versions/versions.service.ts';
 import type { SearchIndexer } from './search.indexer.ts';
-import { presentHit, type SearchHit } from './search.presenter.ts';
+import { presentHit } from './search.presenter.ts';
 import { matchesNothing, parseQuery } from './search.query.ts';
 import type { SearchFilter, SearchRepository } from './search.repository.ts';
-import type { SearchInput } from './search.schemas.ts';
+import type { SearchInput, SearchResultSchema } from './search.schemas.ts';
 
-export interface SearchResult {
-  hits: SearchHit[];
-  nbHits: number;
-  page: number;
-  nbPages: number;
-  hitsPerPage: number;
-  query: string;
-  basepath: string | null;
-  host: string | null;
-}
+export type SearchResult = Static<typeof SearchResultSchema>;
 
 /**
  * Search content: what readers of the project can see, in the versions the key may read. Answers

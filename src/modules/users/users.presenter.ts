@@ -1,13 +1,9 @@
+import type { Static } from '@sinclair/typebox';
 import { formatApiDate } from '../../shared/dates.ts';
 import type { UserRow } from './users.repository.ts';
+import type { UserSchema } from './users.schemas.ts';
 
-export interface User {
-  id: number;
-  name: string;
-  email: string;
-  role: UserRow['role'];
-  lastActiveAt: string | null;
-}
+export type User = Static<typeof UserSchema>;
 
 export function presentUser(row: UserRow): User {
   return {

@@ -1,17 +1,11 @@
-import { entityTag } from '../../http/conditional.ts';
+import type { Static } from '@sinclair/typebox';
+import { entityTag } from '../../shared/entity-tags.ts';
 import { bool } from '../../db/executor.ts';
 import { formatApiDate } from '../../shared/dates.ts';
 import type { VersionRow } from './versions.repository.ts';
+import type { VersionSchema } from './versions.schemas.ts';
 
-export interface Version {
-  id: number;
-  published: boolean;
-  name: string;
-  created: string;
-  updated: string;
-  slug: string;
-  ordr: number;
-}
+export type Version = Static<typeof VersionSchema>;
 
 export function presentVersion(row: VersionRow): Version {
   return {

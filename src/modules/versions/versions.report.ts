@@ -1,23 +1,14 @@
+import type { Static } from '@sinclair/typebox';
 import type { Kysely } from 'kysely';
 import type { UseCaseContext } from '../../auth/actor.ts';
 import { bool } from '../../db/executor.ts';
 import type { Database } from '../../db/schema.ts';
 import { formatApiDate } from '../../shared/dates.ts';
 import { reportRepository as repo, type RevisionUser, type SourceRow } from './versions.report.repository.ts';
+import type { VersionReportPageSchema } from './versions.schemas.ts';
 import type { VersionsService } from './versions.service.ts';
 
-export interface VersionReportPage {
-  id: number;
-  title: string;
-  hasDraft: boolean;
-  listed: boolean;
-  created: string;
-  createdBy: RevisionUser;
-  updated: string;
-  updatedBy: RevisionUser;
-  sourceCreated: string;
-  sourceCreatedBy: RevisionUser;
-}
+export type VersionReportPage = Static<typeof VersionReportPageSchema>;
 
 const NO_USER: RevisionUser = { id: null, email: null, name: null };
 /** Clones of clones are followed back at most this many generations (a guard, not a real limit). */

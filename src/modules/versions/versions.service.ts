@@ -14,7 +14,7 @@ import { assertNotBlank } from '../../shared/text.ts';
 import { VersionCloner, type VersionCloneInput } from './versions.clone.ts';
 import { VersionReport, type VersionReportPage } from './versions.report.ts';
 import { presentVersion, versionTag, type Version } from './versions.presenter.ts';
-import { assertIfMatch } from '../../http/conditional.ts';
+import { assertIfMatch } from '../../shared/entity-tags.ts';
 import { versionsRepository as repo, type VersionRow } from './versions.repository.ts';
 
 export type { VersionRow };

@@ -1,17 +1,10 @@
+import type { Static } from '@sinclair/typebox';
 import type { Selectable } from 'kysely';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhooksTable } from '../../db/schema.ts';
 import { formatApiDate } from '../../shared/dates.ts';
-import type { DeliveryList, WebhookEventType } from './webhooks.schemas.ts';
+import type { DeliveryList, WebhookEventType, WebhookSchema } from './webhooks.schemas.ts';
 
-export interface Webhook {
-  id: number;
-  url: string;
-  events: WebhookEventType[];
-  description: string | null;
-  created: string;
-  /** the versions whose events it receives (its registering key's scope); null for every version */
-  versions: number[] | null;
-}
+export type Webhook = Static<typeof WebhookSchema>;
 
 export type WebhookRow = Selectable<WebhooksTable>;
 export type DeliveryRow = Selectable<WebhookDeliveriesTable>;

@@ -1,0 +1,78 @@
+import type { WalCheckpointer } from '../db/checkpointer.ts';
+import type { LinkScanWarmer } from '../modules/links/link-scans.warmer.ts';
+import type { IdempotencyService } from '../modules/idempotency/idempotency.service.ts';
+import type { PagesService } from '../modules/pages/pages.service.ts';
+import type { WebhookDispatcher } from '../modules/webhooks/webhooks.dispatcher.ts';
+import type { WorkerPool } from '../workers/pool.ts';
+import { drained, periodic, type Job, type JobLog } from './job.ts';
+
+const HOUR_MS = 60 * 60 * 1000;
+const DAY_MS = 24 * HOUR_MS;
+
+export interface JobSources {
+  checkpointer: WalCheckpointer;
+  pages: PagesService;
+  linkScans: LinkScanWarmer;
+  webhookDispatcher: WebhookDispatcher;
+  workers: WorkerPool;
+  idempotency: IdempotencyService;
+}
+
+const reportPurged = (what: string) => (log: JobLog, purged: unknown) =>
+  log.info({ purged }, `${what} purged`);
+
+/** A purge of old rows, run at start and daily. */
+const dailyPurge = (what: string, purge: () => Promise<unknown>): Job =>
+  periodic({
+    name: `purge ${what}`,
+    everyMs: DAY_MS,
+    run: purge,
+    done: reportPurged(what),
+    failure: `purge of ${what} failed`,
+  });
+
+/**
+ * Every background job of a server, in the order they start. Closed in the reverse order: the
+ * outbox stops sending, then the work change events started drains (link scans, renders ahead), the
+ * stored renders are flushed, and the SQLite checkpoint thread stops last.
+ */
+export function serverJobs(from: JobSources): Job[] {
+  return [
+    // SQLite: the WAL is copied into the file beside the event loop, not inside a request's commit.
+    {
+      name: 'WAL checkpoints',
+      start: () => from.checkpointer.start(),
+      close: () => from.checkpointer.close(),
+    },
+    drained('stored renders', () => from.pages.rendered.close()),
+    drained('renders ahead', () => from.pages.ahead.close()),
+    drained('link scans', () => from.linkScans.close()),
+    // Every instance sends the outbox.
+    {
+      name: 'webhook outbox',
+      start: () => from.webhookDispatcher.start(),
+      close: () => from.webhookDispatcher.close(),
+    },
+    // In the background: the server answers at once, and the first upload finds a warm thread.
+    {
+      name: 'worker warm-up',
+      start: (log) =>
+        void from.workers.warm().catch((error: unknown) => log.warn({ err: error }, 'worker warm-up failed')),
+      close: async () => undefined,
+    },
+    // Idempotency keys are kept a day: forgotten on start and every hour after.
+    periodic({
+      name: 'purge idempotency keys',
+      everyMs: HOUR_MS,
+      run: () => from.idempotency.purge(),
+      failure: 'idempotency purge failed',
+    }),
+    // Deleted pages, sections, references and versions, link scans and webhook deliveries finished,
+    // after 30 days; rendered contents neither stored nor found for 7 days. Scans and outputs are
+    // made again when needed.
+    dailyPurge('deleted rows', () => from.pages.purgeDeleted()),
+    dailyPurge('old link scans', () => from.linkScans.purge()),
+    dailyPurge('old rendered contents', () => from.pages.rendered.purge()),
+    dailyPurge('old webhook deliveries', () => from.webhookDispatcher.purge()),
+  ];
+}
