@@ -154,7 +154,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
   });
   changes.subscribe(searchSubscriber(searchIndex));
   const linkScans = new LinkScanWarmer(database, workers, clock);
-  changes.subscribe(linkScansSubscriber(linkScans));
+  changes.subscribeCommitted(linkScansSubscriber(linkScans));
   const secrets = new SecretBox(webhookKeySource(config, database));
   const resolver = overrides.webhookResolver ?? systemResolver;
   const webhookDispatcher = new WebhookDispatcher(database, clock, secrets, {
@@ -165,7 +165,10 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     resolver,
     onError: overrides.onWebhookError ?? (() => undefined),
   });
-  changes.subscribe(webhooksSubscriber(() => webhookDispatcher.nudge(), new WebhookSubscriptions(database)));
+  const nudge = () => webhookDispatcher.nudge();
+  changes.subscribe(
+    webhooksSubscriber((trx) => changes.afterCommit(trx, nudge), new WebhookSubscriptions(database)),
+  );
   const versions = new VersionsService(db, reader, clock, changes, database.dialect);
   const documentation = new DocumentationService(db, reader, clock, changes, versions, database.dialect);
   const keys = new KeysService(db, clock, changes, undefined, reader);
@@ -183,7 +186,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     },
     database.dialect === 'postgres' ? config.databaseStatementTimeoutMs : null,
   );
-  if (config.renderAhead) changes.subscribe(renderAheadSubscriber(pages.ahead));
+  if (config.renderAhead) changes.subscribeCommitted(renderAheadSubscriber(pages.ahead));
   const search = new SearchService(
     db,
     reader,
