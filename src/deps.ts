@@ -143,7 +143,8 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     });
   const changes = new ChangeRecorder(clock);
   changes.subscribe(auditSubscriber);
-  // Caches of page answers compare each project's stamp, which the database bumps on every write.
+  // Caches of page and search answers compare each project's stamp, which the database bumps on
+  // every write to what they are made of.
   const stamps = new ChangeStamps(database);
   const searchIndex = new SearchIndexer(database.dialect, async (definition, format) => {
     const task = () => workers.run({ kind: 'referenceOperations', definition, format });
@@ -190,7 +191,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     new SearchRepository(database.dialect),
     searchIndex,
     versions,
-    () => database.changeStamp(),
+    (projectId) => stamps.current(projectId),
   );
   const webhooks = new WebhooksService(database, clock, changes, secrets, {
     allowPrivate: config.webhookAllowPrivate,
