@@ -13,6 +13,7 @@ import { BrokenLinksService } from './modules/links/links.service.ts';
 import { linkScansSubscriber } from './modules/links/link-scans.events.ts';
 import { LinkScanWarmer } from './modules/links/link-scans.warmer.ts';
 import { renderAheadSubscriber } from './modules/pages/render-ahead.ts';
+import { RenderRoom } from './modules/pages/render-room.ts';
 import { IdempotencyService } from './modules/idempotency/idempotency.service.ts';
 import { ExportService } from './modules/export/export.service.ts';
 import { ImportService } from './modules/import/import.service.ts';
@@ -32,11 +33,11 @@ import { SecretBox, type KeySource } from './modules/webhooks/webhook-secrets.ts
 import { WebhookDispatcher } from './modules/webhooks/webhooks.dispatcher.ts';
 import { WebhookSubscriptions, webhooksSubscriber } from './modules/webhooks/webhooks.events.ts';
 import { WebhooksService } from './modules/webhooks/webhooks.service.ts';
-import { TaskFailedError, WorkerPool } from './workers/pool.ts';
+import { WorkerPool } from './workers/pool.ts';
+import { unavailableIfTaskFails } from './workers/task-unavailable.ts';
 import { WalCheckpointer } from './db/checkpointer.ts';
 import type { Job } from './jobs/job.ts';
 import { serverJobs } from './jobs/server-jobs.ts';
-import { ServiceUnavailableError } from './errors.ts';
 import type { CounterStore } from './ratelimit/counter-store.ts';
 import { MemoryCounterStore } from './ratelimit/memory-store.ts';
 import { RedisCounterStore } from './ratelimit/redis-store.ts';
@@ -146,19 +147,16 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     });
   const changes = new ChangeRecorder(clock);
   changes.subscribe(auditSubscriber);
-  // Caches of page answers compare each project's stamp, which the database bumps on every write.
+  // Caches of page and search answers compare each project's stamp, which the database bumps on
+  // every write to what they are made of.
   const stamps = new ChangeStamps(database);
   const searchIndex = new SearchIndexer(database.dialect, async (definition, format) => {
-    try {
-      return (await workers.run({ kind: 'referenceOperations', definition, format })).operations;
-    } catch (error) {
-      if (!(error instanceof TaskFailedError)) throw error;
-      throw new ServiceUnavailableError(`The search index could not be updated: it ${error.message}.`, 5);
-    }
+    const task = () => workers.run({ kind: 'referenceOperations', definition, format });
+    return (await unavailableIfTaskFails('The search index could not be updated', task)).operations;
   });
   changes.subscribe(searchSubscriber(searchIndex));
   const linkScans = new LinkScanWarmer(database, workers, clock);
-  changes.subscribe(linkScansSubscriber(linkScans));
+  changes.subscribeCommitted(linkScansSubscriber(linkScans));
   const secrets = new SecretBox(webhookKeySource(config, database));
   const resolver = overrides.webhookResolver ?? systemResolver;
   const webhookDispatcher = new WebhookDispatcher(database, clock, secrets, {
@@ -169,7 +167,13 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     resolver,
     onError: overrides.onWebhookError ?? (() => undefined),
   });
-  changes.subscribe(webhooksSubscriber(() => webhookDispatcher.nudge(), new WebhookSubscriptions(database)));
+  const nudge = () => webhookDispatcher.nudge();
+  changes.subscribe(
+    webhooksSubscriber((trx) => changes.afterCommit(trx, nudge), new WebhookSubscriptions(database)),
+  );
+  const memoryBytes = config.cacheMemoryMb * 1024 * 1024;
+  // Rendered contents take half the memory budget; page answers the other half.
+  const renders = new RenderRoom(database, clock, workers, memoryBytes / 2);
   const versions = new VersionsService(db, reader, clock, changes, database.dialect);
   const documentation = new DocumentationService(db, reader, clock, changes, versions, database.dialect);
   const keys = new KeysService(db, clock, changes, undefined, reader);
@@ -180,21 +184,18 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     changes,
     versions,
     documentation,
-    workers,
-    {
-      stamp: (projectId) => stamps.current(projectId),
-      memoryBytes: config.cacheMemoryMb * 1024 * 1024,
-    },
+    renders,
+    { stamp: (projectId) => stamps.current(projectId), memoryBytes },
     database.dialect === 'postgres' ? config.databaseStatementTimeoutMs : null,
   );
-  if (config.renderAhead) changes.subscribe(renderAheadSubscriber(pages.ahead));
+  if (config.renderAhead) changes.subscribeCommitted(renderAheadSubscriber(renders.ahead));
   const search = new SearchService(
     db,
     reader,
     new SearchRepository(database.dialect),
     searchIndex,
     versions,
-    () => database.changeStamp(),
+    (projectId) => stamps.current(projectId),
   );
   const webhooks = new WebhooksService(database, clock, changes, secrets, {
     allowPrivate: config.webhookAllowPrivate,
@@ -233,7 +234,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     references,
     pages,
     readerAccess: new ReaderAccessService(db, reader, clock, changes),
-    changelogs: new ChangelogsService(database, clock, changes, workers),
+    changelogs: new ChangelogsService(database, clock, changes, renders.posts),
     links: new BrokenLinksService(database, versions, workers, linkScans),
     linkScans,
     all: new AllService(reader, versions),

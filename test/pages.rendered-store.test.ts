@@ -200,7 +200,7 @@ describe('rendering ahead (RENDER_AHEAD)', () => {
     const w = await world(a);
     await a.deps.pages.ahead.idle();
     await a.deps.pages.rendered.idle();
-    expect(a.deps.pages.ahead.stats()).toEqual({ prepared: 2, failures: 0 });
+    expect(a.deps.pages.ahead.stats()).toEqual({ queued: 2, prepared: 2, failures: 0 });
     const before = renders(a);
     expect(await html(a, w.key, w.page.id)).toContain('>Authentication</a>');
     expect(renders(a)).toBe(before);

@@ -4,7 +4,7 @@ import { featurePage } from '../bench/fixtures/feature-page.ts';
 import { bigDefinition, bigPage } from '../bench/fixtures/big-inputs.ts';
 import { renderContent } from '../src/content/index.ts';
 import { WorkerPool } from '../src/workers/pool.ts';
-import { WORKER_RENDER_CHARS } from '../src/modules/pages/pages.renderer.ts';
+import { WORKER_RENDER_CHARS } from '../src/modules/pages/render-engine.ts';
 import { createWorld } from './helpers/factories.ts';
 import { openapiJson, readDefinition, upload } from './helpers/references.ts';
 import { buildTestApp, client, expectErrorShape, useTestApp } from './helpers/test-app.ts';

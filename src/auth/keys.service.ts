@@ -141,21 +141,19 @@ export class KeysService {
 
   /** Revokes a key of the scope's project; revoking it again answers it unchanged. */
   async revoke(ctx: UseCaseContext, id: number): Promise<KeyRecord> {
-    let hash: string | undefined;
-    const key = await inTransaction(this.db, ctx, async (tx) => {
+    return inTransaction(this.db, ctx, async (tx) => {
       const row = await repo.findById(tx.transaction, id);
       if (!row || row.project_id !== ctx.scope.project.id)
         throw new NotFoundError(`API key ${id} not found.`);
-      hash = row.key_hash;
+      const hash = row.key_hash;
       this.forget(hash);
       if (row.revoked_at !== null) return present(row);
       const key = present(await repo.revoke(tx.transaction, id, toStoredDate(this.clock.now())));
       await this.changes.record(tx, { type: 'api_key.revoked', projectId: row.project_id, key });
+      // Again once committed: a lookup meanwhile read the key, still valid, from the read connection.
+      this.changes.afterCommit(tx.transaction, () => this.forget(hash));
       return key;
     });
-    // Again once committed: a lookup meanwhile read the key, still valid, from the read connection.
-    if (hash !== undefined) this.forget(hash);
-    return key;
   }
 
   /**

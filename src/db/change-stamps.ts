@@ -1,5 +1,7 @@
 import type SQLite from 'better-sqlite3';
+import { sql } from 'kysely';
 import type { DatabaseHandle } from './dialect.ts';
+import type { Executor } from './executor.ts';
 
 /** A stamp read waiting for the next read. */
 interface Waiter {
@@ -9,7 +11,7 @@ interface Waiter {
 
 /**
  * Each project's change stamp: a counter row that triggers bump in the transaction of every write to
- * what a page answer is made of (migrations/0010-change-stamps.ts), so it moves when such a write
+ * what a page or search answer is made of (migrations/0010-change-stamps.ts, 0015), so it moves when such a write
  * commits, whatever made it, seen alike by every instance on the database. A cache keeps an answer
  * under the stamp it read before reading the answer's data, and serves it only while a stamp read
  * made after the request arrived is the same.
@@ -101,4 +103,17 @@ export class ChangeStamps {
       this.busy = false;
     }
   }
+}
+
+/**
+ * Moves the project's stamp in `trx`, for a write the triggers do not watch that changes what an
+ * answer holds: the search index rebuilt from what is stored (`bin/quire search reindex`, another
+ * process, whose answers the servers' caches must not keep serving).
+ */
+export async function bumpChangeStamp(trx: Executor, projectId: number): Promise<void> {
+  await trx
+    .insertInto('change_stamps')
+    .values({ project_id: projectId, stamp: 1 })
+    .onConflict((oc) => oc.column('project_id').doUpdateSet({ stamp: sql`change_stamps.stamp + 1` }))
+    .execute();
 }

@@ -51,14 +51,6 @@ export interface DatabaseHandle {
   /** The raw SQLite writer connection (tests and tools only); null on PostgreSQL. */
   readonly sqlite: SQLite.Database | null;
   /**
-   * A value that changes whenever the database may have changed: any write on the writer connection,
-   * through Kysely or not (SQLite's total_changes()), or (within a millisecond) a commit by any other
-   * connection to the same file (PRAGMA data_version). Null where no such cheap check exists
-   * (PostgreSQL), or while a transaction is open on the writer. Caches of derived data compare it to
-   * decide whether what they hold can still be served.
-   */
-  changeStamp(): string | null;
-  /**
    * Whether the database answers a trivial query within `timeoutMs`: false when it fails or takes
    * longer, whatever the database is doing (the query itself is left to its own timeouts).
    */
@@ -172,23 +164,6 @@ function openSqlite(file: string, onQuery: QueryObserver | undefined, mmapBytes:
   const reader = inMemory
     ? db
     : new Kysely<Database>({ dialect: observed(new SqliteDialect({ database: readerSqlite }), onQuery) });
-
-  // total_changes() counts every row the writer connection changed, whatever issued the statement;
-  // it is a function call, no file access. data_version changes when another connection (another
-  // instance on the same file) commits; reading it takes the file's shared lock, which cost 7% of a
-  // cached page read in a profile, so it is read at most once a millisecond.
-  const totalChanges = sqlite.prepare<[], number>('select total_changes()').pluck();
-  const dataVersion = sqlite.prepare<[], number>('PRAGMA data_version').pluck();
-  let checkedAt = Number.NEGATIVE_INFINITY;
-  let version = 0;
-  const currentDataVersion = (): number => {
-    const now = performance.now();
-    if (now - checkedAt >= 1) {
-      version = dataVersion.get() ?? 0;
-      checkedAt = now;
-    }
-    return version;
-  };
   return {
     db,
     reader,
@@ -206,7 +181,6 @@ function openSqlite(file: string, onQuery: QueryObserver | undefined, mmapBytes:
         await own.destroy();
       }
     },
-    changeStamp: () => (sqlite.inTransaction ? null : `${totalChanges.get() ?? 0}:${currentDataVersion()}`),
     ping: (timeoutMs) => ping(reader, timeoutMs),
     // An embedded database has no connection to lose.
     onConnectionError: () => undefined,
@@ -261,7 +235,6 @@ function openPostgres(url: string, options: OpenOptions): DatabaseHandle {
     dialect: 'postgres',
     sqlite: null,
     readerSqlite: null,
-    changeStamp: () => null,
     snapshot: (read) =>
       db.transaction().setIsolationLevel('repeatable read').setAccessMode('read only').execute(read),
     ping: (timeoutMs) => ping(db, timeoutMs),

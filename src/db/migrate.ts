@@ -26,6 +26,7 @@ import { renderedContents } from './migrations/0011-rendered-contents.ts';
 import { searchWords } from './migrations/0012-search-words.ts';
 import { versionScope } from './migrations/0013-version-scope.ts';
 import { idempotencyHolder } from './migrations/0014-idempotency-holder.ts';
+import { searchChangeStamps } from './migrations/0015-search-change-stamps.ts';
 
 /** Append-only: never edit a migration that has shipped; add the next one here. */
 const MIGRATIONS: readonly Migration[] = [
@@ -43,6 +44,7 @@ const MIGRATIONS: readonly Migration[] = [
   searchWords,
   versionScope,
   idempotencyHolder,
+  searchChangeStamps,
 ];
 
 /**

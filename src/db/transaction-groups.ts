@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { ServiceUnavailableError } from '../errors.ts';
 import type { Database } from './schema.ts';
-import { inTransaction } from './transaction.ts';
+import { inTransaction, ownTransaction } from './transaction.ts';
 import { asUnavailable, isStatementTimeout, RETRY_AFTER_SECONDS } from './unavailable.ts';
 
 /** Writes of one group at most; those past it wait for the next group. */
@@ -122,7 +122,7 @@ export class TransactionGroups<K> {
     let bounded = false;
     let results: unknown[] = [];
     try {
-      results = await this.db.transaction().execute(async (transaction) => {
+      results = await ownTransaction(this.db, async (transaction) => {
         bounded = await this.boundRest(transaction, group);
         const done: unknown[] = [];
         for (const [i, item] of group.entries()) {

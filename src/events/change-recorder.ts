@@ -1,13 +1,14 @@
 import type { Transaction } from 'kysely';
 import type { TransactionContext } from '../auth/actor.ts';
 import type { Clock } from '../clock.ts';
+import { afterCommit } from '../db/after-commit.ts';
 import type { Database } from '../db/schema.ts';
 import type { ChangeEvent, RecordedChange } from './change-events.ts';
 import { ChangeWrites } from './change-writes.ts';
 
 /**
  * Follows changes inside their transaction: what it writes commits or rolls back with the change
- * (the audit entry today; a search index or a webhook outbox may join the list at the composition root).
+ * (the audit entry, the search index, the webhook outbox).
  * Writes nothing reads back in the transaction go to `writes`, sent together once every subscriber
  * has run; a subscriber that reads what another may have queued flushes them first.
  */
@@ -17,14 +18,34 @@ export type ChangeSubscriber = (
   writes: ChangeWrites,
 ) => Promise<void>;
 
-/** The one way a change is recorded: in the change's transaction, handed to every subscriber in turn. */
+/**
+ * Follows changes once their transaction has committed, and never when it rolls back: work that must
+ * not follow a change that did not happen (a render ahead, link scans queued, a cache forgotten).
+ */
+export type CommittedSubscriber = (change: RecordedChange) => void;
+
+/**
+ * The one way a change is recorded: in the change's transaction, handed to every subscriber in turn;
+ * then, once the transaction's owner has committed it, to every after-commit subscriber.
+ */
 export class ChangeRecorder {
   private readonly subscribers: ChangeSubscriber[] = [];
+  private readonly committedSubscribers: CommittedSubscriber[] = [];
 
   constructor(private readonly clock: Clock) {}
 
   subscribe(subscriber: ChangeSubscriber): void {
     this.subscribers.push(subscriber);
+  }
+
+  /** The after-commit phase: `subscriber` hears of each change once its transaction committed. */
+  subscribeCommitted(subscriber: CommittedSubscriber): void {
+    this.committedSubscribers.push(subscriber);
+  }
+
+  /** Work one change left for after its transaction commits (a nudge once deliveries were written). */
+  afterCommit(trx: Transaction<Database>, work: () => void): void {
+    afterCommit(trx, work);
   }
 
   /**
@@ -44,5 +65,7 @@ export class ChangeRecorder {
     };
     for (const subscriber of this.subscribers) await subscriber(ctx.transaction, change, writes);
     await writes.flush();
+    for (const subscriber of this.committedSubscribers)
+      afterCommit(ctx.transaction, () => subscriber(change));
   }
 }

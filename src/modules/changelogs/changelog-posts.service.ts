@@ -12,8 +12,7 @@ import { decodeCursor, encodeCursor } from '../../shared/cursor.ts';
 import { toStoredDate } from '../../shared/dates.ts';
 import { assertSlug } from '../../shared/slug.ts';
 import { assertNotBlank } from '../../shared/text.ts';
-import type { WorkerPool } from '../../workers/pool.ts';
-import { PostRenderer } from './changelog-posts.renderer.ts';
+import type { PostRenderer } from '../pages/post-renderer.ts';
 import { presentPost, serialisePostList, type ChangelogPost, type PostList } from './changelogs.presenter.ts';
 import { changelogsRepository as repo, type PostPosition } from './changelogs.repository.ts';
 import type { ChangelogPostCreateInput, ChangelogPostListInput } from './changelogs.schemas.ts';
@@ -26,16 +25,14 @@ const DEFAULT_COUNT = 10;
  */
 export class ChangelogPostsService {
   private readonly db: Kysely<Database>;
-  private readonly renderer: PostRenderer;
 
   constructor(
     private readonly database: DatabaseHandle,
     private readonly clock: Clock,
     private readonly changes: ChangeRecorder,
-    workers: WorkerPool,
+    private readonly renderer: PostRenderer,
   ) {
     this.db = database.db;
-    this.renderer = new PostRenderer(workers);
   }
 
   /** A post of a changelog of the scope's project; its slug unique in the changelog. */

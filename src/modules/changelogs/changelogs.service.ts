@@ -3,13 +3,13 @@ import type { UseCaseContext } from '../../auth/actor.ts';
 import type { Clock } from '../../clock.ts';
 import type { DatabaseHandle } from '../../db/dialect.ts';
 import type { Database } from '../../db/schema.ts';
-import type { WorkerPool } from '../../workers/pool.ts';
 import { pickSlug } from '../../db/siblings.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import type { ChangeRecorder } from '../../events/change-recorder.ts';
 import { toStoredDate } from '../../shared/dates.ts';
 import { assertSlug } from '../../shared/slug.ts';
 import { assertNotBlank } from '../../shared/text.ts';
+import type { PostRenderer } from '../pages/post-renderer.ts';
 import { ChangelogPostsService } from './changelog-posts.service.ts';
 import { presentChangelog, type Changelog, type ChangelogPost } from './changelogs.presenter.ts';
 import { changelogsRepository as repo } from './changelogs.repository.ts';
@@ -29,10 +29,10 @@ export class ChangelogsService {
     database: DatabaseHandle,
     private readonly clock: Clock,
     private readonly changes: ChangeRecorder,
-    workers: WorkerPool,
+    renderer: PostRenderer,
   ) {
     this.db = database.db;
-    this.posts = new ChangelogPostsService(database, clock, changes, workers);
+    this.posts = new ChangelogPostsService(database, clock, changes, renderer);
   }
 
   /** `POST /changelog/{id}/post` (N5). */

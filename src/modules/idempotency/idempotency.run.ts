@@ -1,5 +1,6 @@
 import { sql, type ControlledTransaction, type Kysely } from 'kysely';
 import type { Clock } from '../../clock.ts';
+import { committed, dropAfterCommit } from '../../db/after-commit.ts';
 import type { Database } from '../../db/schema.ts';
 import { ConflictError } from '../../errors.ts';
 import type { IdempotentRun, StoredAnswer } from '../../shared/idempotency-store.ts';
@@ -108,6 +109,8 @@ export class KeyedRun implements IdempotentRun {
       if (!written) throw stillRunning();
     }
     await trx.commit().execute();
+    // The request's changes are in: what they left for after the commit runs now, not before.
+    committed(trx);
   }
 
   /**
@@ -131,6 +134,7 @@ export class KeyedRun implements IdempotentRun {
     if (this.claimId === null && this.opened !== undefined) {
       const trx = this.opened;
       await sql`rollback to savepoint ${sql.id(KEY_SAVEPOINT)}`.execute(trx);
+      dropAfterCommit(trx);
       await repo.keep(trx, { ...this.key, created: answer.completed, ...answer });
       await trx.commit().execute();
       return;
@@ -150,6 +154,7 @@ export class KeyedRun implements IdempotentRun {
     // One still opening is rolled back once open: it must not hold the writer for good.
     const trx = this.opened ?? (await this.opening?.catch(() => undefined));
     if (trx === undefined || trx.isCommitted || trx.isRolledBack) return;
+    dropAfterCommit(trx);
     // A rollback that fails has lost its connection, and the transaction with it.
     await trx
       .rollback()

@@ -1,15 +1,14 @@
-import type { ChangeSubscriber } from '../../events/change-recorder.ts';
+import type { CommittedSubscriber } from '../../events/change-recorder.ts';
 import { contentWrites } from '../../events/content-writes.ts';
 import type { LinkScanWarmer } from './link-scans.warmer.ts';
 
 /**
- * Queues for scanning, in the change's transaction, the contents a change writes (contentWrites):
- * a clone's whole version, its links re-pointed to the clone's slug. Nothing is read or scanned
- * there (the warmer starts once the change has committed). A change rolled back leaves ids queued
- * whose contents did not change: their scans are stored already, or are the ones a report would make.
+ * Queues for scanning, once the change has committed, the contents it wrote (contentWrites): a
+ * clone's whole version, its links re-pointed to the clone's slug. A change rolled back queues
+ * nothing.
  */
-export function linkScansSubscriber(warmer: LinkScanWarmer): ChangeSubscriber {
-  return async (_trx, { event }) => {
+export function linkScansSubscriber(warmer: LinkScanWarmer): CommittedSubscriber {
+  return ({ event }) => {
     const written = contentWrites(event);
     if (written === null) return;
     if (written.pageIds.length > 0) warmer.queuePages(event.projectId, written.pageIds);

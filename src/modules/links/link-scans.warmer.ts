@@ -36,7 +36,7 @@ type Variables = Readonly<Record<string, unknown>>;
 /**
  * Keeps link_scans ahead of the broken-links report: the contents a change writes are scanned in the
  * background, shortly after, so the report reads their scans instead of parsing them. The change
- * subscriber (link-scans.events.ts) only queues ids, in the change's transaction; the work starts
+ * subscriber (link-scans.events.ts) only queues ids, once the change has committed; the work starts
  * once the changes have settled, reads from the read connection, skips what is stored already, scans
  * one chunk at a time in one worker thread, and stores the scans through the writer. It also stores
  * the scans a report had to make. It is best effort throughout: whatever fails, a report scans itself

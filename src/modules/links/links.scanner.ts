@@ -1,9 +1,9 @@
 import { availableParallelism } from 'node:os';
 import { setImmediate } from 'node:timers/promises';
-import { ServiceUnavailableError } from '../../errors.ts';
 import type { LruCache } from '../../shared/lru-cache.ts';
 import { sourceDigest } from '../../shared/serialised.ts';
-import { TaskFailedError, type WorkerPool } from '../../workers/pool.ts';
+import type { WorkerPool } from '../../workers/pool.ts';
+import { unavailableIfTaskFails } from '../../workers/task-unavailable.ts';
 import type { PageEntry } from './link-index.ts';
 import { SCAN_VERSION, scanContent, type ContentScan } from './link-scan.ts';
 import type { StoredScan } from './link-scans.repository.ts';
@@ -208,19 +208,13 @@ export class ContentScanner {
 
   private async inWorker(chunk: Chunk<Keyed>): Promise<void> {
     const sources = chunk.items.map((item) => item.source);
-    const { scans } = await inWorker(() =>
+    const { scans } = await reportTask(() =>
       this.workers.run({ kind: 'scanLinks', sources, variables: this.variables }),
     );
     chunk.items.forEach((item, i) => this.scanned(item, scans[i] ?? { links: [], anchors: [] }));
   }
 }
 
-/** A task whose thread ran out of time or memory, or died, is a 503: the version is fine. */
-export async function inWorker<T>(task: () => Promise<T>): Promise<T> {
-  try {
-    return await task();
-  } catch (error) {
-    if (!(error instanceof TaskFailedError)) throw error;
-    throw new ServiceUnavailableError(`The broken-links report could not be made: it ${error.message}.`, 5);
-  }
-}
+/** A worker task of the report: its failure is a 503, the version is fine. */
+export const reportTask = <T>(task: () => Promise<T>): Promise<T> =>
+  unavailableIfTaskFails('The broken-links report could not be made', task);

@@ -12,7 +12,7 @@ import { linkScansRepository as stored } from './link-scans.repository.ts';
 import type { LinkScanWarmer } from './link-scans.warmer.ts';
 import { LinkAnalyser, type ReferenceAnchors } from './links.analyser.ts';
 import { linksRepository as repo, type LinkContentRow } from './links.repository.ts';
-import { ContentScanner, inWorker, scanWeight, type PendingScan } from './links.scanner.ts';
+import { ContentScanner, reportTask, scanWeight, type PendingScan } from './links.scanner.ts';
 import type { BrokenLink } from './links.schemas.ts';
 
 /** Pages whose contents one query reads. */
@@ -130,7 +130,7 @@ export class BrokenLinksService {
     format: 'json' | 'yaml' | null,
   ): Promise<Set<string> | null> {
     if (definition === null || format === null) return null;
-    const { operations } = await inWorker(() =>
+    const { operations } = await reportTask(() =>
       this.workers.run({ kind: 'referenceOperations', definition, format }),
     );
     return new Set(operations.map((operation) => operation.fragment));

@@ -1,15 +1,14 @@
 import { setImmediate } from 'node:timers/promises';
-import { autoLinkTargets, renderContent, type RenderContext } from '../../content/index.ts';
+import { autoLinkTargets, type RenderContext } from '../../content/index.ts';
 import type { Executor } from '../../db/executor.ts';
-import { ServiceUnavailableError } from '../../errors.ts';
-import { JsonBytes, parseVariables, sourceDigest, utf8Text, type Rendered } from '../../shared/serialised.ts';
-import { TaskFailedError, type WorkerPool } from '../../workers/pool.ts';
+import { JsonBytes, sourceDigest, utf8Text, type Rendered } from '../../shared/serialised.ts';
 import type { PageQueries, PageView, Source } from './pages.reads.repository.ts';
 import type { PageFormat } from './pages.schemas.ts';
 import { LruCache } from '../../shared/lru-cache.ts';
 import type { RenderedStore } from './rendered-store.ts';
 import { engineFingerprint } from './engine-fingerprint.ts';
 import { LinkTitles } from './link-titles.ts';
+import { isLarge, type RenderEngine } from './render-engine.ts';
 
 export interface RenderCacheOptions {
   /**
@@ -33,13 +32,6 @@ export interface RenderStats {
 }
 
 const MAX_PLAIN_CONTEXT = 256;
-/**
- * Sources from this many characters on render in a worker thread: the engine takes about a
- * millisecond per 3 KB, so a smaller page costs the event loop less than the trip to a thread would.
- */
-export const WORKER_RENDER_CHARS = 64 * 1024;
-const isLarge = (source: Source | null): source is Source =>
-  source !== null && source.length >= WORKER_RENDER_CHARS;
 /** Small sources are decoded here; large ones go to a thread as they are. */
 const smallAsText = (source: Source | null): Source | null =>
   source === null || isLarge(source) ? source : utf8Text(source);
@@ -82,14 +74,13 @@ interface SourceFacts {
  */
 export class PageRenderer {
   private readonly cache: LruCache<JsonBytes>;
-  private readonly variables = new LruCache<Readonly<Record<string, unknown>>>(256, 4_000_000, () => 1);
   private renders = 0;
   private readonly store: RenderedStore | null;
   private readonly titles: LinkTitles;
 
   constructor(
     queries: PageQueries,
-    private readonly workers: WorkerPool,
+    private readonly engine: RenderEngine,
     options: RenderCacheOptions = {},
   ) {
     this.store = options.store ?? null;
@@ -148,7 +139,7 @@ export class PageRenderer {
       targets.length === 0
         ? new Map<string, string>()
         : await this.titles.of(trx, view.version_id, targets, stamp);
-    const ctx: RenderContext = { pageTitles, variables: this.variablesOf(view.variables) };
+    const ctx: RenderContext = { pageTitles, variables: this.engine.variablesOf(view.variables) };
     const [draftOut, publishedOut] = await Promise.all([
       draft === null || draftFacts === null
         ? null
@@ -168,14 +159,8 @@ export class PageRenderer {
     await this.contents(view, format, { ahead: true });
   }
 
-  /** Darkdown is the stored text; a large one is serialised in a thread all the same. */
   private async asIs(source: Source | null): Promise<Rendered | null> {
-    if (source === null) return null;
-    if (!isLarge(source)) return utf8Text(source);
-    return this.inWorker(async () => {
-      const json = await this.workers.run({ kind: 'render', source, format: 'darkdown', ctx: {} });
-      return new JsonBytes(json);
-    });
+    return source === null ? null : this.engine.asIs(source, 'page');
   }
 
   /** What the cache key and the link titles need from a source: here, or in a thread when large. */
@@ -185,7 +170,7 @@ export class PageRenderer {
       const text = utf8Text(source);
       return { digest: sourceDigest(text), linkTargets: autoLinkTargets(text) };
     }
-    return this.inWorker(() => this.workers.run({ kind: 'inspect', source }));
+    return this.engine.inspectInThread(source, 'page');
   }
 
   /** Cached output, or a render: here for ordinary pages, in a worker thread for large ones. */
@@ -220,37 +205,13 @@ export class PageRenderer {
       this.cache.set(key, stored);
       return stored;
     }
-    let output: JsonBytes;
-    if (inThread || isLarge(source)) {
-      output = await this.inWorker(async () => {
-        const json = await this.workers.run({ kind: 'render', source, format, ctx });
-        return new JsonBytes(json);
-      });
-    } else {
-      output = asJson(renderContent(utf8Text(source), format, ctx) ?? '');
-    }
+    const output =
+      inThread || isLarge(source)
+        ? await this.engine.inThread(source, format, ctx, 'page')
+        : asJson(this.engine.here(utf8Text(source), format, ctx));
     this.renders++;
     this.cache.set(key, output);
     this.store?.keep(storedKey, output);
     return output;
-  }
-
-  /** A task whose thread ran out of time or memory, or died, is a 503: the page is fine. */
-  private async inWorker<T>(task: () => Promise<T>): Promise<T> {
-    try {
-      return await task();
-    } catch (error) {
-      if (!(error instanceof TaskFailedError)) throw error;
-      throw new ServiceUnavailableError(`The page could not be rendered: it ${error.message}.`, 5);
-    }
-  }
-
-  /** Variables are JSON text kept by the project; anything but an object means no variables. */
-  private variablesOf(text: string): Readonly<Record<string, unknown>> {
-    const known = this.variables.get(text);
-    if (known !== undefined) return known;
-    const value = parseVariables(text);
-    this.variables.set(text, value);
-    return value;
   }
 }

@@ -5,7 +5,6 @@ import type { DatabaseHandle } from '../../db/dialect.ts';
 import type { Database } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import type { ChangeRecorder } from '../../events/change-recorder.ts';
-import type { WorkerPool } from '../../workers/pool.ts';
 import type { DocumentationService } from '../documentation/documentation.service.ts';
 import type { VersionsService } from '../versions/versions.service.ts';
 import { DEFAULT_PAGE_CACHE_BYTES, PageResponseCache, type PageCacheOptions } from './page-responses.ts';
@@ -14,12 +13,13 @@ import { PageHistory, type RevisionList } from './pages.history.ts';
 import { PagePlacer } from './pages.placement.ts';
 import { PageReader, type TaggedAnswer } from './pages.reader.ts';
 import { PageQueries } from './pages.reads.repository.ts';
-import { PageRenderer, type RenderStats } from './pages.renderer.ts';
+import type { RenderStats } from './pages.renderer.ts';
 import type { PageBySlugInput, PageCreateInput, PageFormat, PageUpdateInput } from './pages.schemas.ts';
 import { PageTrash, type PurgeReport } from './pages.trash.ts';
 import { PageWriter, type PagePlacement } from './pages.writer.ts';
-import { RenderAhead } from './render-ahead.ts';
-import { RenderedStore, type StoredRenderStats } from './rendered-store.ts';
+import type { RenderAhead } from './render-ahead.ts';
+import type { RenderRoom } from './render-room.ts';
+import type { RenderedStore, StoredRenderStats } from './rendered-store.ts';
 
 /**
  * Pages: what the routes and other modules call. Writes in PageWriter (one transaction each, history
@@ -28,15 +28,14 @@ import { RenderedStore, type StoredRenderStats } from './rendered-store.ts';
 export class PagesService {
   private readonly db: Kysely<Database>;
   private readonly queries: PageQueries;
-  private readonly renderer: PageRenderer;
   private readonly reader: PageReader;
   private readonly writer: PageWriter;
   private readonly revisions: PageHistory;
   private readonly trash: PageTrash;
   private readonly responses: PageResponseCache;
-  /** rendered outputs kept in the database (decision 0018) */
+  /** the render room's outputs kept in the database (decision 0018), for the purge */
   readonly rendered: RenderedStore;
-  /** renders the HTML of changed pages in the background */
+  /** the render room's rendering ahead */
   readonly ahead: RenderAhead;
 
   constructor(
@@ -45,7 +44,7 @@ export class PagesService {
     changes: ChangeRecorder,
     versions: VersionsService,
     documentation: DocumentationService,
-    workers: WorkerPool,
+    private readonly renders: RenderRoom,
     caches: PageCacheOptions,
     /**
      * How long a create may wait for the transaction of its section's group (TransactionGroups):
@@ -57,9 +56,8 @@ export class PagesService {
     this.db = database.db;
     this.queries = new PageQueries(database);
     const cacheBytes = (caches.memoryBytes ?? DEFAULT_PAGE_CACHE_BYTES) / 2;
-    this.rendered = new RenderedStore(database, clock);
-    this.renderer = new PageRenderer(this.queries, workers, { maxBytes: cacheBytes, store: this.rendered });
-    this.ahead = new RenderAhead(this.queries, this.renderer);
+    this.rendered = renders.stored;
+    this.ahead = renders.ahead;
     this.writer = new PageWriter(
       this.db,
       database.dialect,
@@ -75,7 +73,7 @@ export class PagesService {
     this.reader = new PageReader(
       database.reader,
       this.queries,
-      this.renderer,
+      renders.pages,
       versions,
       documentation,
       this.responses,
@@ -131,16 +129,16 @@ export class PagesService {
   }
 
   renderStats(): RenderStats {
-    return this.renderer.stats();
+    return this.renders.pages.stats();
   }
 
   /** Lookups of the titles [auto$] links name: a hit needed no query. */
   linkTitleStats(): { hits: number; misses: number } {
-    return this.renderer.linkTitleStats();
+    return this.renders.pages.linkTitleStats();
   }
 
   storedRenderStats(): StoredRenderStats {
-    return this.rendered.stats();
+    return this.renders.stored.stats();
   }
 
   /** Lookups of the serialised answers of `GET /page/{id}` and by slugs. */

@@ -1,5 +1,5 @@
 import { setImmediate } from 'node:timers/promises';
-import type { ChangeSubscriber } from '../../events/change-recorder.ts';
+import type { CommittedSubscriber } from '../../events/change-recorder.ts';
 import { contentWrites } from '../../events/content-writes.ts';
 import { SettleTimer } from '../../shared/settle-timer.ts';
 import type { PageRenderer } from './pages.renderer.ts';
@@ -12,8 +12,8 @@ const MAX_QUEUED = 50_000;
  * Renders the HTML of pages whose contents changed, shortly after the change, so that their first
  * read finds it stored (rendered-store.ts) rather than rendering it (decision 0018). Pages are read
  * from the read connection one at a time and rendered in a worker thread; the event loop only reads
- * them and keeps the outputs. Best effort: a page not found (its transaction rolled back, or not yet
- * visible) or a render that fails is left to its first read, which renders it as before.
+ * them and keeps the outputs. Best effort: a page not found (not yet visible to the read connection,
+ * or gone again) or a render that fails is left to its first read, which renders it as before.
  */
 export class RenderAhead {
   private queued = new Map<number, Set<number>>();
@@ -23,15 +23,16 @@ export class RenderAhead {
   private closed = false;
   private failed = 0;
   private prepared = 0;
+  private taken = 0;
 
   constructor(
     private readonly queries: PageQueries,
     private readonly renderer: PageRenderer,
   ) {}
 
-  /** Pages rendered ahead so far, and pages whose rendering failed. */
-  stats(): { prepared: number; failures: number } {
-    return { prepared: this.prepared, failures: this.failed };
+  /** Pages queued so far (once per change that wrote them), rendered ahead, and failed. */
+  stats(): { queued: number; prepared: number; failures: number } {
+    return { queued: this.taken, prepared: this.prepared, failures: this.failed };
   }
 
   queue(projectId: number, pageIds: Iterable<number>): void {
@@ -40,6 +41,7 @@ export class RenderAhead {
     if (ids === undefined) this.queued.set(projectId, (ids = new Set()));
     for (const id of pageIds) {
       if (this.size >= MAX_QUEUED) break;
+      this.taken += 1;
       if (!ids.has(id)) this.size += 1;
       ids.add(id);
     }
@@ -102,12 +104,12 @@ export class RenderAhead {
 }
 
 /**
- * Queues, in the change's transaction, the pages whose contents a change writes (contentWrites);
- * nothing is read or rendered there. A clone's pages hold their sources' contents under the same
- * keys: stored already, or left to their first reads.
+ * Queues, once the change has committed, the pages whose contents it wrote (contentWrites); a change
+ * rolled back queues nothing. A clone's pages hold their sources' contents under the same keys:
+ * stored already, or left to their first reads.
  */
-export function renderAheadSubscriber(ahead: RenderAhead): ChangeSubscriber {
-  return async (_trx, { event }) => {
+export function renderAheadSubscriber(ahead: RenderAhead): CommittedSubscriber {
+  return ({ event }) => {
     const written = contentWrites(event);
     if (written !== null && written.pageIds.length > 0) ahead.queue(event.projectId, written.pageIds);
   };

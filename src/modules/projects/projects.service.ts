@@ -101,9 +101,11 @@ export class ProjectsService {
       if (changes.length > 0) {
         await this.changes.record(tx, { type: 'project.updated', projectId: id, project, changes });
       }
+      // Keys cached with the project's settings are read again once the new ones have committed
+      // (under an Idempotency-Key, that is when the key's transaction does, not when this returns).
+      this.changes.afterCommit(tx.transaction, this.afterUpdate);
       return project;
     });
-    this.afterUpdate();
     return updated;
   }
 

@@ -12,6 +12,7 @@ import type { ChangeRecorder } from '../../events/change-recorder.ts';
 import { toStoredDate } from '../../shared/dates.ts';
 import { entityTag, notModified } from '../../shared/entity-tags.ts';
 import { TaskFailedError, type WorkerPool } from '../../workers/pool.ts';
+import { unavailableIfTaskFails } from '../../workers/task-unavailable.ts';
 import type { VersionsService } from '../versions/versions.service.ts';
 import { DefinitionConverter } from './definition.converter.ts';
 import { fileProblem, type DefinitionFormat } from './definition.parser.ts';
@@ -171,12 +172,10 @@ export class ReferencesService {
     const etag = entityTag('definition', stored.text, stored.format, options.format);
     if (notModified(options.ifNoneMatch, etag)) return { notModified: true, etag };
     const format = options.format === 'auto' ? stored.format : options.format;
-    try {
-      return { text: await this.converter.convert(stored.text, stored.format, format), format, etag };
-    } catch (error) {
-      if (!(error instanceof TaskFailedError)) throw error;
-      throw new ServiceUnavailableError(`The definition could not be converted: it ${error.message}.`, 5);
-    }
+    const text = await unavailableIfTaskFails('The definition could not be converted', () =>
+      this.converter.convert(stored.text, stored.format, format),
+    );
+    return { text, format, etag };
   }
 
   /** Parses and validates an upload in a worker thread, once: its text, format and title. */

@@ -1,6 +1,7 @@
 import type { Static } from '@sinclair/typebox';
 import type { Kysely } from 'kysely';
 import type { UseCaseContext } from '../../auth/actor.ts';
+import { bumpChangeStamp } from '../../db/change-stamps.ts';
 import type { Executor } from '../../db/executor.ts';
 import type { Database } from '../../db/schema.ts';
 import { liveSections } from '../../db/visibility.ts';
@@ -17,10 +18,10 @@ export type SearchResult = Static<typeof SearchResultSchema>;
 
 /**
  * Search content: what readers of the project can see, in the versions the key may read. Answers
- * are kept, serialised, while the database has not changed since they were made (the SQLite change
- * stamp, which also sees commits by other connections to the file): readers repeat the same
- * searches, and a repeated one then costs a map lookup. Where there is no cheap stamp (PostgreSQL)
- * nothing is kept.
+ * are kept, serialised, under the project's change stamp (src/db/change-stamps.ts, decision 0024),
+ * which every write to what a search finds moves, on whichever instance it was made: readers repeat
+ * the same searches, and a repeated one then costs a map lookup while the project is unchanged.
+ * Writes elsewhere (another project, a key's last use) keep them.
  */
 export class SearchService {
   private readonly answers = new LruCache<{ stamp: string; body: string }>(
@@ -37,15 +38,22 @@ export class SearchService {
     private readonly repository: SearchRepository,
     private readonly indexer: SearchIndexer,
     private readonly versions: VersionsService,
-    private readonly changeStamp: () => string | null,
+    /** the project's change stamp as committed now, or null: nothing kept or served */
+    private readonly stamp: (projectId: number) => Promise<string | null>,
   ) {}
 
   /** The search's JSON answer, from the kept answers when nothing changed since it was made. */
   async searchJson(ctx: UseCaseContext, input: SearchInput): Promise<string> {
-    const stamp = ctx.transaction === undefined ? this.changeStamp() : null;
+    const { project } = ctx.scope;
+    // Read before anything of the answer is: a write committing meanwhile moves it, and the answer
+    // kept under it is never served again.
+    const stamp = ctx.transaction === undefined ? await this.stamp(project.id) : null;
     if (stamp === null) return JSON.stringify(await this.search(ctx, input));
     const key = JSON.stringify([
-      ctx.scope.project.id,
+      project.id,
+      // The answer names them; they are the project's settings, which move no stamp.
+      project.basePath,
+      project.host,
       ctx.scope.versions === null ? null : [...ctx.scope.versions].sort((a, b) => a - b),
       input.version_slug ?? null,
       input.documentation_slug ?? null,
@@ -60,8 +68,7 @@ export class SearchService {
     }
     this.lookups.misses += 1;
     const body = JSON.stringify(await this.search(ctx, input));
-    // Kept only if nothing changed while it was being made.
-    if (this.changeStamp() === stamp) this.answers.set(key, { stamp, body });
+    this.answers.set(key, { stamp, body });
     return body;
   }
 
@@ -81,7 +88,12 @@ export class SearchService {
       throw new NotFoundError(`Project ${projectId} not found.`);
     const projects: Array<{ id: number; entries: number }> = [];
     for (const id of ids) {
-      const entries = await this.db.transaction().execute((trx) => this.indexer.project(trx, id));
+      const entries = await this.db.transaction().execute(async (trx) => {
+        const made = await this.indexer.project(trx, id);
+        // Answers kept from the former index are not served again, whichever process kept them.
+        await bumpChangeStamp(trx, id);
+        return made;
+      });
       projects.push({ id, entries });
     }
     return { projects };

@@ -149,17 +149,17 @@ async function read(trx: Transaction<Database>, projectId: number): Promise<Subs
  * the webhooks and writes the deliveries, sent with the change's other writes (its audit entry…), so a
  * change costs no round trip of its own here; it runs after the change's own statements, as the read
  * it replaces did, so a webhook committed before then gets the delivery. On SQLite the webhooks are
- * kept (WebhookSubscriptions) and a project without any costs no statement. The dispatcher is told
- * once rows were written (`written`), so it looks again once they commit.
+ * kept (WebhookSubscriptions) and a project without any costs no statement. When rows were written,
+ * `written` is told the transaction: the dispatcher is nudged once it has committed, never before.
  */
 export function webhooksSubscriber(
-  written: () => void,
+  written: (trx: Transaction<Database>) => void,
   subscriptions: WebhookSubscriptions,
 ): ChangeSubscriber {
-  const told = (rows: number) => {
-    if (rows > 0) written();
-  };
   return async (trx, { event, at }, writes) => {
+    const told = (rows: number) => {
+      if (rows > 0) written(trx);
+    };
     if (event.type === 'webhook.created' || event.type === 'webhook.deleted') {
       subscriptions.changed(trx, event.projectId);
     }
