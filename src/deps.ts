@@ -212,6 +212,8 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     pendingDeliveries: () => webhooks.pendingDeliveries(),
     checkpoints: () => (database.sqlite === null ? null : checkpointer.stats()),
   });
+  const projects = new ProjectsService(db, clock, changes, () => keys.forget());
+  const changelogs = new ChangelogsService(database, clock, changes, workers);
   return {
     config,
     clock,
@@ -219,7 +221,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     counters,
     changes,
     auditLog: new AuditService(reader),
-    projects: new ProjectsService(db, clock, changes, () => keys.forget()),
+    projects,
     keys,
     users: new UsersService(db, reader, clock, changes),
     versions,
@@ -227,14 +229,14 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     references,
     pages,
     readerAccess: new ReaderAccessService(db, reader, clock, changes),
-    changelogs: new ChangelogsService(database, clock, changes, workers),
+    changelogs,
     links: new BrokenLinksService(database, versions, workers, linkScans),
     linkScans,
     all: new AllService(reader, versions),
     search,
     exports: new ExportService(database, versions, clock),
     idempotency: new IdempotencyService(db, database.dialect, clock, secrets),
-    imports: new ImportService(db, changes, versions, documentation, pages, references),
+    imports: new ImportService(db, changes, versions, documentation, pages, references, projects, changelogs),
     searchIndex,
     workers,
     webhooks,
