@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { plugin } from './content/helpers.ts';
 import { gitPage, gitRepo } from './helpers/git-repo.ts';
 import {
   emptyProject,
@@ -24,6 +25,126 @@ async function importRepo(files: Record<string, string>) {
   expect(res.statusCode).toBe(201);
   return { target, report: res.json<ImportReport & { posts: number }>() };
 }
+
+/** A page holding every tag of the format, and what each becomes. */
+const EVERY_TAG = `Intro {% badge text="New" type="success" /%} {% badge text="Plain" /%} {% icon classes="fas fa-cog" /%} {% key key="Ctrl" /%} {% glossary term="CDN" /%} {% inline-image url="pic.png" width="88" /%} and \`{% icon classes="x" /%}\` stays code.
+
+{% callout type="warning" title="Careful" %}
+Mind **this**.
+{% /callout %}
+
+{% image url="https://img.test/a.png" width=464 %}
+A caption
+{% /image %}
+
+{% image url="https://img.test/b.png" /%}
+
+{% html %}
+<div class="promo">Hi</div>
+{% /html %}
+
+{% video provider="loom" videoId="abc123" /%}
+
+{% synced id="shared-note" /%}
+
+{% code %}
+\`\`\`js {% title="a.js" %}
+let a = 1;
+\`\`\`
+
+\`\`\`python
+b = 2
+\`\`\`
+{% /code %}
+
+\`\`\`bash {% title="run.sh" highlightLines="1" %}
+echo hi
+\`\`\`
+
+\`\`\`
+plain fence
+\`\`\`
+
+{% tabs %}
+{% tab title="One" %}
+First tab.
+{% /tab %}
+{% tab title="Two" %}
+Second tab.
+{% /tab %}
+{% /tabs %}
+
+{% cards view="list" %}
+{% card title="Guide" text="Read it" link="other.md" /%}
+{% /cards %}
+
+{% accordion-group %}
+{% accordion title="Why?" open=true %}
+Because.
+{% /accordion %}
+{% /accordion-group %}
+
+{% table layout="auto" %}
+{% row %}
+{% cell header=true colwidth=[120] %}
+Name
+{% /cell %}
+{% cell header=true %}
+Type
+{% /cell %}
+{% /row %}
+{% row %}
+{% cell %}
+id
+{% /cell %}
+{% cell %}
+\`int\`
+{% /cell %}
+{% /row %}
+{% /table %}
+
+{% github-code url="https://github.test/a/b.c" /%}
+
+{% if $plan %}
+Only some see this.
+{% /if %}`;
+
+const EVERY_TAG_DARKDOWN = [
+  'Intro $inline[badge,New,success] $inline[badge,Plain,info] $inline[icon,fas fa-cog] $inline[key,Ctrl] $inline[glossary,CDN] ![](<pic.png>) and `{% icon classes="x" /%}` stays code.',
+  plugin('callout', { type: 'warning', title: 'Careful', text: 'Mind **this**.' }),
+  plugin('image', { url: 'https://img.test/a.png', mode: 'responsive', width: 464, caption: 'A caption' }),
+  plugin('image', { url: 'https://img.test/b.png', mode: 'responsive', caption: null }),
+  plugin('custom-html', { contents: '<div class="promo">Hi</div>' }),
+  plugin('video', { provider: 'loom', videoId: 'abc123' }),
+  plugin('synced-block', { syncedBlockId: 'shared-note' }),
+  plugin('code-block', {
+    languageBlocks: [
+      { language: 'js', code: 'let a = 1;', title: 'a.js' },
+      { language: 'python', code: 'b = 2' },
+    ],
+  }),
+  plugin('code-block', { languageBlocks: [{ language: 'bash', code: 'echo hi', title: 'run.sh' }] }),
+  '```\nplain fence\n```',
+  plugin('tabs', {
+    tabs: [
+      { title: 'One', content: 'First tab.' },
+      { title: 'Two', content: 'Second tab.' },
+    ],
+  }),
+  plugin('cards', { view: 'list', cards: [{ title: 'Guide', text: 'Read it', link: '/guide/other' }] }),
+  plugin('accordion', { title: 'Why?', open: true, content: 'Because.' }),
+  plugin('table', {
+    cols: 2,
+    rows: 2,
+    widths: [120, 0],
+    contents: [
+      ['Name', 'Type'],
+      ['id', '`int`'],
+    ],
+  }),
+  '<https://github.test/a/b.c>',
+  'Only some see this.',
+].join('\n\n');
 
 const layout = {
   'developerhub.yaml':
@@ -230,5 +351,29 @@ describe('POST /import of the Git format', () => {
       contentPublished: 'B.',
     });
     expect(pages.get('v1/guide/kid')).toMatchObject({ contentPublished: 'C [up](/guide/a-first).' });
+  });
+
+  it('turns each tag into its plugin or token, and keeps the others as text with a count', async () => {
+    const { target, report } = await importRepo({
+      'v1/guide/_settings.yaml': 'title: Guide\n',
+      'v1/guide/tags.md': gitPage({ title: 'Tags' }, EVERY_TAG),
+      'v1/guide/other.md': gitPage({ title: 'Other' }, 'O.'),
+    });
+    const kept = (tag: string) => ({
+      file: 'v1/guide/tags.md',
+      message: `The Markdoc tag {% ${tag} %} has no Darkdown equivalent: it was kept as text (1 time).`,
+    });
+    expect(report.warnings).toEqual([
+      {
+        file: 'v1/guide/tags.md',
+        message:
+          "The code block setting 'highlightLines' has no Darkdown equivalent: it was left out (1 time).",
+      },
+      kept('accordion-group'),
+      kept('github-code'),
+      kept('if'),
+    ]);
+    const pages = await pagesByPath(t.app, target.key);
+    expect(pages.get('v1/guide/tags')?.contentPublished).toBe(EVERY_TAG_DARKDOWN);
   });
 });
