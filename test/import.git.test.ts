@@ -376,4 +376,20 @@ describe('POST /import of the Git format', () => {
     const pages = await pagesByPath(t.app, target.key);
     expect(pages.get('v1/guide/tags')?.contentPublished).toBe(EVERY_TAG_DARKDOWN);
   });
+
+  it('exports to Darkdown and imports back to the same files', async () => {
+    const { target } = await importRepo({
+      ...layout,
+      'v2/handbook/tags.md': gitPage({ title: 'Tags' }, EVERY_TAG),
+      'v2/handbook/other.md': gitPage({ title: 'Other' }, 'O.'),
+    });
+    const first = await exportFiles(t.app, target.key);
+    const archive = await client(t.app, target.key).get('/export?format=darkdown');
+    const again = await emptyProject(t.deps);
+    expect((await importZip(t.app, again.key, archive.rawPayload)).statusCode).toBe(201);
+    expect(await exportFiles(t.app, again.key)).toEqual(first);
+    // The tags page travelled as Darkdown (its card now links within this section).
+    const tags = EVERY_TAG_DARKDOWN.replace('/guide/other', '/handbook/other');
+    expect(Object.values(first).join('\n')).toContain(`---published\n\n${tags}\n`);
+  });
 });
