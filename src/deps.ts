@@ -219,6 +219,8 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     pendingDeliveries: () => webhooks.pendingDeliveries(),
     checkpoints: () => (database.sqlite === null ? null : checkpointer.stats()),
   });
+  const projects = new ProjectsService(db, clock, changes, () => keys.forget());
+  const changelogs = new ChangelogsService(database, clock, changes, renders.posts);
   return {
     config,
     clock,
@@ -226,7 +228,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     counters,
     changes,
     auditLog: new AuditService(reader),
-    projects: new ProjectsService(db, clock, changes, () => keys.forget()),
+    projects,
     keys,
     users: new UsersService(db, reader, clock, changes),
     versions,
@@ -234,14 +236,14 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     references,
     pages,
     readerAccess: new ReaderAccessService(db, reader, clock, changes),
-    changelogs: new ChangelogsService(database, clock, changes, renders.posts),
+    changelogs,
     links: new BrokenLinksService(database, versions, workers, linkScans),
     linkScans,
     all: new AllService(reader, versions),
     search,
     exports: new ExportService(database, versions, clock),
     idempotency,
-    imports: new ImportService(db, changes, versions, documentation, pages, references),
+    imports: new ImportService(db, changes, versions, documentation, pages, references, projects, changelogs),
     searchIndex,
     workers,
     webhooks,

@@ -712,6 +712,7 @@ export interface components {
       categories: number;
       pages: number;
       references: number;
+      posts?: number;
       warnings: {
         file: string;
         message: string;

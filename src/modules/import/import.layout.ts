@@ -1,5 +1,6 @@
 import type { ExportManifest, ManifestVersion } from '../export/export.manifest.ts';
 import { ArchiveError, ArchiveFileError, type ArchiveFile, type ImportArchive } from './import.archive.ts';
+import { isGitLayout, readGitLayout } from './import.git-layout.ts';
 import { nonEmptyString, readIndex, SLUG_RE, tree, type Folder } from './import.index.ts';
 import type {
   ImportPlan,
@@ -16,7 +17,8 @@ import { skipOrThrow, titleOf, type ReadState } from './import.warnings.ts';
 const DEFINITION_FILE = /\.(json|ya?ml)$/i;
 
 /**
- * Reads the layout of an export (decisions.md §6) — Quire's own, or the platform's Darkdown exports —
+ * Reads the layout of an export (decisions.md §6) — Quire's own, or the platform's Darkdown exports, or
+ * its Git format (import.git-layout.ts) —
  * into what an import creates. Every page file is read and parsed here, before anything is written:
  * a bad one is skipped with a warning (with `strict`, a 400); their bodies are read again as they are
  * written. What Quire has no place for becomes a warning, never a silent loss.
@@ -28,6 +30,7 @@ export async function readLayout(
   const warnings: ImportWarning[] = [];
   const state: ReadState = { pages: 0, warnings, strict: options.strict, ownExport: false };
   const root = tree(archive.files);
+  if (isGitLayout(root)) return readGitLayout(archive, root, state);
   const manifestFile = root.files.get('manifest.json');
   let manifest: ExportManifest | null = null;
   try {

@@ -69,8 +69,27 @@ export interface PlannedVersion<F extends LayoutFile = ArchiveFile> {
   references: Array<PlannedReference<F>>;
 }
 
+/** A changelog of the platform's Git format, and its posts in the order they were written. */
+export interface PlannedChangelog {
+  folder: string;
+  title: string;
+  slug: string | undefined;
+  posts: Array<{ file: ArchiveFile; title: string; slug: string | undefined; published: boolean }>;
+}
+
+/** What an archive in the platform's Git format adds to a plan: its pages are Markdoc. */
+export interface MarkdocPlan {
+  /** each page file's address as Darkdown links name it (`/section/page`), by its path */
+  addresses: ReadonlyMap<string, string>;
+  changelogs: PlannedChangelog[];
+  /** `developerhub.yaml`'s variables, which `%name%` in pages reads */
+  variables: Record<string, unknown> | undefined;
+}
+
 export interface ImportPlan {
   versions: PlannedVersion[];
+  /** set for the platform's Git format */
+  markdoc?: MarkdocPlan;
   /** a Quire export of format version 1, whose page parts read by its own rule */
   legacyParts: boolean;
   pages: number;

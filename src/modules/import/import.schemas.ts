@@ -67,6 +67,9 @@ export const ImportReportSchema = Type.Object(
     categories: Type.Integer(),
     pages: Type.Integer(),
     references: Type.Integer(),
+    posts: Type.Optional(
+      Type.Integer({ description: "Changelog posts created (an archive in the platform's Git format)" }),
+    ),
     warnings: Type.Array(Type.Object({ file: Type.String(), message: Type.String() }), {
       description:
         'What the archive held that Quire has no place for, what was renamed or read otherwise, ' +

@@ -7,15 +7,18 @@ import { AppError, ForbiddenError } from '../../errors.ts';
 import type { ChangeRecorder } from '../../events/change-recorder.ts';
 import { RESERVED_VERSION_SLUGS, slugify } from '../../shared/slug.ts';
 import { pickSlug } from '../../db/siblings.ts';
+import type { ChangelogsService } from '../changelogs/changelogs.service.ts';
 import type { DocumentationService } from '../documentation/documentation.service.ts';
 import type { PagesService } from '../pages/pages.service.ts';
+import type { ProjectsService } from '../projects/projects.service.ts';
 import type { ReferencesService } from '../references/references.service.ts';
 import type { VersionsService } from '../versions/versions.service.ts';
 import { ArchiveError, ImportArchive } from './import.archive.ts';
 import { parsePage } from './import.index.ts';
 import { readLayout } from './import.layout.ts';
+import { importChangelogs, importVariables, readMarkdocBody } from './import.markdoc.ts';
 import type { ArchiveFile } from './import.archive.ts';
-import type { PlannedPage, PlannedVersion } from './import.plan.ts';
+import type { ImportWarning, MarkdocPlan, PlannedPage, PlannedVersion } from './import.plan.ts';
 import type { ImportReportSchema } from './import.schemas.ts';
 
 export const IMPORT_MESSAGE = 'Imported';
@@ -36,6 +39,7 @@ interface ImportRun {
   archive: ImportArchive;
   input: ImportInput;
   legacyParts: boolean;
+  markdoc: MarkdocPlan | undefined;
   report: ImportReport;
   step: () => void;
 }
@@ -53,6 +57,8 @@ export class ImportService {
     private readonly documentation: DocumentationService,
     private readonly pages: PagesService,
     private readonly references: ReferencesService,
+    private readonly projects: ProjectsService,
+    private readonly changelogs: ChangelogsService,
   ) {}
 
   async import(ctx: UseCaseContext, bytes: Buffer, input: ImportInput): Promise<ImportReport> {
@@ -67,7 +73,8 @@ export class ImportService {
     const archive = await ImportArchive.open(bytes);
     try {
       const plan = await readLayout(archive, { strict: input.strict === true });
-      const total = plan.pages + plan.versions.reduce((n, v) => n + v.references.length, 0);
+      const posts = plan.markdoc?.changelogs.reduce((n, c) => n + c.posts.length, 0) ?? 0;
+      const total = posts + plan.pages + plan.versions.reduce((n, v) => n + v.references.length, 0);
       let done = 0;
       const step = (): void => {
         done++;
@@ -83,8 +90,14 @@ export class ImportService {
           references: 0,
           warnings: [...plan.warnings],
         };
-        const run: ImportRun = { archive, input, legacyParts: plan.legacyParts, report, step };
+        const { legacyParts, markdoc } = plan;
+        const run: ImportRun = { archive, input, legacyParts, markdoc, report, step };
         for (const planned of plan.versions) await this.importVersion(tx, run, planned);
+        if (markdoc !== undefined) {
+          if (markdoc.variables !== undefined)
+            await importVariables(tx, this.projects, markdoc.variables, report.warnings);
+          report.posts = await importChangelogs(tx, this.changelogs, archive, markdoc, report.warnings, step);
+        }
         // Last, in the same transaction: whoever follows changes learns the import is whole.
         await this.changes.record(tx, { type: 'import.completed', projectId: tx.scope.project.id, report });
         return report;
@@ -194,10 +207,14 @@ export class ImportService {
     slugs: Set<string>,
   ): Promise<void> {
     const { input, report } = run;
-    const file = parsePage(planned.file, await run.archive.readText(planned.file), {
-      legacyParts: run.legacyParts,
-    });
-    let { draft, published } = file;
+    // A page of the Git format is its published body, in Markdoc.
+    let { draft, published } =
+      run.markdoc === undefined
+        ? parsePage(planned.file, await run.archive.readText(planned.file), { legacyParts: run.legacyParts })
+        : {
+            draft: null,
+            published: await readMarkdocBody(run.archive, planned.file, run.markdoc, report.warnings),
+          };
     if (input.published === 'draft' && published !== null) {
       draft ??= published;
       published = null;

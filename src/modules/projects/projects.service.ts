@@ -109,6 +109,21 @@ export class ProjectsService {
     return updated;
   }
 
+  /**
+   * Adds variables to the scope's project (an import's `developerhub.yaml`): a name it has already
+   * takes the new value. Answers the names whose value changed that way.
+   */
+  async addVariables(ctx: UseCaseContext, variables: Record<string, unknown>): Promise<string[]> {
+    return inTransaction(this.db, ctx, async (tx) => {
+      const row = await repo.findById(tx.transaction, ctx.scope.project.id);
+      const current = row === undefined ? {} : presentProject(row).variables;
+      await this.update(tx, { variables: { ...current, ...variables } });
+      return Object.keys(variables).filter(
+        (k) => k in current && JSON.stringify(current[k]) !== JSON.stringify(variables[k]),
+      );
+    });
+  }
+
   async get(id: number): Promise<ProjectRecord> {
     const row = await repo.findById(this.db, id);
     if (!row) throw new NotFoundError(`Project ${id} not found.`);
