@@ -1,5 +1,5 @@
 import type { Executor } from '../../db/executor.ts';
-import type { DefinitionFormat } from '../references/definition.parser.ts';
+import type { DefinitionFormat } from '../../openapi/definition.parser.ts';
 
 export interface LinkPageRow {
   id: number;

@@ -14,7 +14,7 @@ import { entityTag, notModified } from '../../http/conditional.ts';
 import { TaskFailedError, type WorkerPool } from '../../workers/pool.ts';
 import type { VersionsService } from '../versions/versions.service.ts';
 import { DefinitionConverter } from './definition.converter.ts';
-import { fileProblem, type DefinitionFormat } from './definition.parser.ts';
+import { fileProblem, type DefinitionFormat } from '../../openapi/definition.parser.ts';
 import { presentReference, type Reference } from './references.presenter.ts';
 import {
   referencesRepository as repo,

@@ -3,9 +3,8 @@ import { sql } from 'kysely';
 import type { DialectName } from '../../db/dialect.ts';
 import type { Executor } from '../../db/executor.ts';
 import type { ChangeWrites } from '../../events/change-writes.ts';
-import { utf8Text } from '../../shared/serialised.ts';
-import { parseStoredDefinition, type DefinitionFormat } from '../references/definition.parser.ts';
-import { referenceOperations, type IndexedOperation } from './reference-operations.ts';
+import type { DefinitionFormat } from '../../openapi/definition.parser.ts';
+import { operationsInPlace, type IndexedOperation } from '../../openapi/reference-operations.ts';
 import {
   entriesOf,
   entriesOfPages,
@@ -27,15 +26,6 @@ export type OperationsReader = (
   definition: string | Uint8Array,
   format: DefinitionFormat,
 ) => Promise<IndexedOperation[]>;
-
-export const operationsInPlace: OperationsReader = (definition, format) => {
-  try {
-    return Promise.resolve(referenceOperations(parseStoredDefinition(utf8Text(definition), format)));
-  } catch {
-    // Stored definitions were valid when uploaded; one that no longer parses has nothing to index.
-    return Promise.resolve([]);
-  }
-};
 
 /** Rows are written this many at a time (at most 15 values each, far below either database's limit). */
 const BATCH = 200;
