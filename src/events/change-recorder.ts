@@ -1,9 +1,21 @@
 import type { Transaction } from 'kysely';
-import type { TransactionContext } from '../auth/actor.ts';
+import type { Actor, TransactionContext } from '../auth/actor.ts';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/schema.ts';
-import type { ChangeEvent, RecordedChange } from './change-events.ts';
 import { ChangeWrites } from './change-writes.ts';
+
+/**
+ * A change as subscribers receive it: the event, who made it, from where, and when. The recorder is
+ * generic over the events so that this floor names none of the modules whose resources they carry;
+ * the union is src/modules/changes/change-events.ts.
+ */
+export interface RecordedChange<E> {
+  event: E;
+  actor: Actor;
+  ipAddress: string | null;
+  /** milliseconds since the epoch, from the app's clock */
+  at: number;
+}
 
 /**
  * Follows changes inside their transaction: what it writes commits or rolls back with the change
@@ -11,19 +23,19 @@ import { ChangeWrites } from './change-writes.ts';
  * Writes nothing reads back in the transaction go to `writes`, sent together once every subscriber
  * has run; a subscriber that reads what another may have queued flushes them first.
  */
-export type ChangeSubscriber = (
+export type ChangeSubscriber<E> = (
   trx: Transaction<Database>,
-  change: RecordedChange,
+  change: RecordedChange<E>,
   writes: ChangeWrites,
 ) => Promise<void>;
 
 /** The one way a change is recorded: in the change's transaction, handed to every subscriber in turn. */
-export class ChangeRecorder {
-  private readonly subscribers: ChangeSubscriber[] = [];
+export class ChangeRecorder<E> {
+  private readonly subscribers: ChangeSubscriber<E>[] = [];
 
   constructor(private readonly clock: Clock) {}
 
-  subscribe(subscriber: ChangeSubscriber): void {
+  subscribe(subscriber: ChangeSubscriber<E>): void {
     this.subscribers.push(subscriber);
   }
 
@@ -33,10 +45,10 @@ export class ChangeRecorder {
    */
   async record(
     ctx: Pick<TransactionContext, 'actor' | 'ipAddress' | 'transaction'>,
-    event: ChangeEvent,
+    event: E,
     writes: ChangeWrites = new ChangeWrites(ctx.transaction),
   ): Promise<void> {
-    const change: RecordedChange = {
+    const change: RecordedChange<E> = {
       event,
       actor: ctx.actor,
       ipAddress: ctx.ipAddress,

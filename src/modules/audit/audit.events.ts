@@ -1,4 +1,4 @@
-import type { ChangeEvent } from '../../events/change-events.ts';
+import type { ChangeEvent } from '../changes/change-events.ts';
 import type { AuditEntry } from './audit.entry.ts';
 import { isSettingsEvent, settingsEntries, type SettingsEvent } from './audit.settings-events.ts';
 

@@ -3,7 +3,7 @@ import type { TransactionContext, UseCaseContext } from '../../auth/actor.ts';
 import type { Database } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { AppError, ForbiddenError } from '../../errors.ts';
-import type { ChangeRecorder } from '../../events/change-recorder.ts';
+import type { ChangeRecorder } from '../changes/change-events.ts';
 import { RESERVED_VERSION_SLUGS, slugify } from '../../shared/slug.ts';
 import { pickSlug } from '../../db/siblings.ts';
 import type { DocumentationService } from '../documentation/documentation.service.ts';
@@ -14,7 +14,8 @@ import { ArchiveError, ImportArchive } from './import.archive.ts';
 import { parsePage } from './import.index.ts';
 import { readLayout } from './import.layout.ts';
 import type { ArchiveFile } from './import.archive.ts';
-import type { ImportWarning, PlannedPage, PlannedVersion } from './import.plan.ts';
+import type { PlannedPage, PlannedVersion } from './import.plan.ts';
+import type { ImportReport } from './import.report.ts';
 
 export const IMPORT_MESSAGE = 'Imported';
 
@@ -25,15 +26,6 @@ export interface ImportInput {
   strict?: boolean;
   /** called as pages and references are written (the CLI draws a bar with it) */
   progress?: (done: number, total: number) => void;
-}
-
-export interface ImportReport {
-  versions: Array<{ id: number; name: string; slug: string }>;
-  documentation: number;
-  categories: number;
-  pages: number;
-  references: number;
-  warnings: ImportWarning[];
 }
 
 /** One import under way: what every step of it reads and adds to. */

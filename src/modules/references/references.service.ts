@@ -8,7 +8,7 @@ import type { Database } from '../../db/schema.ts';
 import { nextOrdr, pickSlug } from '../../db/siblings.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { AppError, BadRequestError, NotFoundError, ServiceUnavailableError } from '../../errors.ts';
-import type { ChangeRecorder } from '../../events/change-recorder.ts';
+import type { ChangeRecorder } from '../changes/change-events.ts';
 import { toStoredDate } from '../../shared/dates.ts';
 import { entityTag, notModified } from '../../http/conditional.ts';
 import { TaskFailedError, type WorkerPool } from '../../workers/pool.ts';

@@ -4,7 +4,7 @@ import { bool } from '../../db/executor.ts';
 import type { Database } from '../../db/schema.ts';
 import { formatApiDate } from '../../shared/dates.ts';
 import { reportRepository as repo, type RevisionUser, type SourceRow } from './versions.report.repository.ts';
-import type { VersionsService } from './versions.service.ts';
+import type { VersionResolver } from './version-selector.ts';
 
 export interface VersionReportPage {
   id: number;
@@ -31,7 +31,7 @@ const MAX_GENERATIONS = 1000;
 export class VersionReport {
   constructor(
     private readonly reader: Kysely<Database>,
-    private readonly versions: VersionsService,
+    private readonly versions: VersionResolver,
   ) {}
 
   async pages(ctx: UseCaseContext, id: number, createdByEmail?: string): Promise<VersionReportPage[]> {
