@@ -2,7 +2,7 @@ import type { Transaction } from 'kysely';
 import type { Actor, TransactionContext } from '../auth/actor.ts';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/schema.ts';
-import { ChangeWrites } from './change-writes.ts';
+import { ChangeWrites } from '../db/change-writes.ts';
 
 /**
  * A change as subscribers receive it: the event, who made it, from where, and when. The recorder is

@@ -14,7 +14,7 @@ import { inTransaction } from '../../db/transaction.ts';
 import { TransactionGroups } from '../../db/transaction-groups.ts';
 import { BadRequestError, InvalidFieldError, NotFoundError } from '../../errors.ts';
 import type { ChangeEvent, ChangeRecorder } from '../changes/change-events.ts';
-import { ChangeWrites } from '../../events/change-writes.ts';
+import { ChangeWrites } from '../../db/change-writes.ts';
 import { toStoredDate } from '../../shared/dates.ts';
 import { assertSlug, slugify } from '../../shared/slug.ts';
 import { assertNotBlank } from '../../shared/text.ts';

@@ -1,12 +1,12 @@
 import { setImmediate } from 'node:timers/promises';
-import { sql, type Insertable } from 'kysely';
+import type { Insertable } from 'kysely';
 import { extractSections } from '../../content/sections.ts';
-import type { Executor } from '../../db/executor.ts';
 import type { SearchEntriesTable } from '../../db/schema.ts';
 import { parseVariables } from '../../shared/serialised.ts';
+import type { VisiblePage, VisiblePost } from './search.index.repository.ts';
 
-// What readers can see, read for the index, and the entries derived from it: one per H2 section of
-// a page or a changelog post. SearchIndexer derives the operations of references (it may read them
+// The entries derived from what readers can see (read by search.index.repository.ts): one per H2
+// section of a page or a changelog post. SearchIndexer derives the operations of references (it may read them
 // in a thread) and writes the entries.
 
 export type Entry = Insertable<SearchEntriesTable>;
@@ -19,63 +19,6 @@ export type Entry = Insertable<SearchEntriesTable>;
 export const withoutMarks = (text: string): string =>
   // eslint-disable-next-line no-control-regex
   text.replace(/[\u0000-\u0002]/g, (c) => (c === '\u0000' ? '' : ' '));
-
-/** Live pages of live, published sections of published versions, listed, with published contents. */
-export const visiblePages = (db: Executor) =>
-  db
-    .selectFrom('pages as p')
-    .innerJoin('documentation as d', 'd.id', 'p.documentation_id')
-    .innerJoin('versions as v', 'v.id', 'd.version_id')
-    .innerJoin('projects as pr', 'pr.id', 'v.project_id')
-    .select([
-      'p.id',
-      'p.title',
-      'p.slug',
-      'p.content_published',
-      'p.documentation_id',
-      'd.slug as section',
-      'v.id as version_id',
-      'v.slug as version_slug',
-      'v.project_id',
-      'pr.variables',
-    ])
-    .where('p.deleted_at', 'is', null)
-    .where('d.deleted_at', 'is', null)
-    .where('v.deleted_at', 'is', null)
-    .where('p.listed', '=', 1)
-    .where('d.published', '=', 1)
-    .where('v.published', '=', 1)
-    .where('p.content_published', 'is not', null)
-    .orderBy('p.id');
-
-type VisiblePage = Awaited<ReturnType<ReturnType<typeof visiblePages>['execute']>>[number];
-
-/**
- * Live, published references of published versions. On SQLite the definition comes as its stored
- * UTF-8 bytes (a copy; decoding megabytes into a string would hold the event loop), for the thread
- * that reads its operations.
- */
-export const visibleReferences = (db: Executor, sqlite: boolean) =>
-  db
-    .selectFrom('api_references as r')
-    .innerJoin('versions as v', 'v.id', 'r.version_id')
-    .select([
-      'r.id',
-      'r.slug',
-      sqlite
-        ? sql<Uint8Array | null>`cast(r.definition_published as blob)`.as('definition')
-        : sql<string | null>`r.definition_published`.as('definition'),
-      'r.format_published',
-      'v.id as version_id',
-      'v.slug as version_slug',
-      'v.project_id',
-    ])
-    .where('r.deleted_at', 'is', null)
-    .where('v.deleted_at', 'is', null)
-    .where('r.published', '=', 1)
-    .where('v.published', '=', 1)
-    .where('r.definition_published', 'is not', null)
-    .orderBy('r.id');
 
 /**
  * What a text's entries say: its title with the text before its first H2, then one per H2 section,
@@ -111,29 +54,6 @@ export function pageEntries(page: VisiblePage): Entry[] {
     ...section,
   }));
 }
-
-/**
- * Published posts of changelogs, with their changelog's slug and project. Posts belong to the
- * project, not to a version: their entries carry no version, and `section` is the changelog's slug.
- */
-export const visiblePosts = (db: Executor) =>
-  db
-    .selectFrom('changelog_posts as cp')
-    .innerJoin('changelogs as c', 'c.id', 'cp.changelog_id')
-    .innerJoin('projects as pr', 'pr.id', 'c.project_id')
-    .select([
-      'cp.id',
-      'cp.title',
-      'cp.slug',
-      'cp.content',
-      'c.slug as changelog',
-      'c.project_id',
-      'pr.variables',
-    ])
-    .where('cp.published', '=', 1)
-    .orderBy('cp.id');
-
-type VisiblePost = Awaited<ReturnType<ReturnType<typeof visiblePosts>['execute']>>[number];
 
 /** A post's entries: one per section, like a page's. */
 export function postEntries(post: VisiblePost): Entry[] {

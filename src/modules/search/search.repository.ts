@@ -116,6 +116,20 @@ function pgConditions(filter: SearchFilter): RawBuilder<unknown> | null {
 export class SearchRepository {
   constructor(private readonly dialect: DialectName) {}
 
+  /** The live sections of a project with this slug, in the versions given (null: any). */
+  sectionIds(db: Executor, projectId: number, slug: string, versionIds: readonly number[] | null) {
+    let sections = db
+      .selectFrom('documentation as d')
+      .innerJoin('versions as v', 'v.id', 'd.version_id')
+      .select('d.id')
+      .where('v.project_id', '=', projectId)
+      .where('d.slug', '=', slug)
+      .where('d.deleted_at', 'is', null);
+    if (versionIds !== null)
+      sections = sections.where('v.id', 'in', versionIds.length > 0 ? versionIds : [0]);
+    return sections.execute();
+  }
+
   async search(
     db: Executor,
     query: ParsedQuery,

@@ -100,12 +100,7 @@ export class WebhookSubscriptions {
   constructor(database: DatabaseHandle) {
     this.dialect = database.dialect;
     const writer = database.sqlite;
-    if (writer === null) {
-      this.dataVersion = null;
-    } else {
-      const statement = writer.prepare('PRAGMA data_version').pluck();
-      this.dataVersion = () => statement.get();
-    }
+    this.dataVersion = writer === null ? null : repo.dataVersion(writer);
   }
 
   async of(trx: Transaction<Database>, projectId: number): Promise<Subscription[]> {
