@@ -6,8 +6,8 @@ import { parseVariables } from '../../shared/serialised.ts';
 import type { VisiblePage, VisiblePost } from './search.index.repository.ts';
 
 // The entries derived from what readers can see (read by search.index.repository.ts): one per H2
-// section of a page or a changelog post. SearchIndexer derives the operations of references (it may read them
-// in a thread) and writes the entries.
+// section of a page or a changelog post. SearchIndexer derives the operations of references (it may
+// read them in a thread) and writes the entries.
 
 export type Entry = Insertable<SearchEntriesTable>;
 
