@@ -4,6 +4,7 @@ import type { Config } from './config.ts';
 import { openDatabase, type DatabaseHandle } from './db/dialect.ts';
 import { Metrics } from './http/metrics-collector.ts';
 import { ChangeRecorder } from './events/change-recorder.ts';
+import type { ChangeEvent } from './modules/changes/change-events.ts';
 import { ChangeStamps } from './db/change-stamps.ts';
 import { AllService } from './modules/all/all.service.ts';
 import { auditSubscriber } from './modules/audit/audit.subscriber.ts';
@@ -49,7 +50,7 @@ export interface Deps {
   database: DatabaseHandle;
   counters: CounterStore;
   /** every change is recorded through it, in the change's transaction; the audit log subscribes */
-  changes: ChangeRecorder;
+  changes: ChangeRecorder<ChangeEvent>;
   auditLog: AuditService;
   projects: ProjectsService;
   keys: KeysService;
@@ -145,7 +146,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
         ? { queueTimeoutMs: overrides.workerQueueTimeoutMs }
         : {}),
     });
-  const changes = new ChangeRecorder(clock);
+  const changes = new ChangeRecorder<ChangeEvent>(clock);
   changes.subscribe(auditSubscriber);
   // Caches of page and search answers compare each project's stamp, which the database bumps on
   // every write to what they are made of.

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ChangeType } from '../src/events/change-events.ts';
+import type { ChangeType } from '../src/modules/changes/change-events.ts';
 import { auditEntries, createKey, createProject, createWorld } from './helpers/factories.ts';
 import { multipart } from './helpers/references.ts';
 import { buildTestApp, client, type TestApp } from './helpers/test-app.ts';

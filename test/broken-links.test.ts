@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
 import { renderHtml } from '../src/content/index.ts';
 import { runCli } from '../src/cli/main.ts';
-import { scanContent } from '../src/modules/links/link-scan.ts';
+import { scanContent } from '../src/content/link-scan.ts';
 import { scanKeys } from '../src/modules/links/links.scanner.ts';
 import { createDocumentation, createKey, createVersion, createWorld } from './helpers/factories.ts';
 import { openapiJson, upload } from './helpers/references.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_JSON_DEPTH } from '../src/http/body-parsers.ts';
-import { MAX_DEFINITION_DEPTH } from '../src/modules/references/definition.parser.ts';
+import { MAX_DEFINITION_DEPTH } from '../src/openapi/definition.parser.ts';
 import { createWorld } from './helpers/factories.ts';
 import { upload } from './helpers/references.ts';
 import { client, expectErrorShape, useTestApp } from './helpers/test-app.ts';

@@ -6,7 +6,7 @@ import { CLI_ACTOR, systemActor, type UseCaseContext } from '../src/auth/actor.t
 import type { Database } from '../src/db/schema.ts';
 import { inTransaction } from '../src/db/transaction.ts';
 import { TransactionGroups } from '../src/db/transaction-groups.ts';
-import type { ChangeType } from '../src/events/change-events.ts';
+import type { ChangeType } from '../src/modules/changes/change-events.ts';
 import { adminContext, auditEntries, createWorld } from './helpers/factories.ts';
 import { client, dialectName, useTestApp } from './helpers/test-app.ts';
 

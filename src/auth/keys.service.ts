@@ -2,11 +2,11 @@ import { hash as digest, randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/schema.ts';
+import { afterCommit } from '../db/after-commit.ts';
 import { inTransaction } from '../db/transaction.ts';
 import { BadRequestError, NotFoundError } from '../errors.ts';
-import type { ChangeRecorder } from '../events/change-recorder.ts';
 import { formatApiDate, toStoredDate } from '../shared/dates.ts';
-import type { KeyActor, Scope, UseCaseContext } from './actor.ts';
+import type { KeyActor, Scope, TransactionContext, UseCaseContext } from './actor.ts';
 import { keysRepository as repo, type KeyRow } from './keys.repository.ts';
 import { PERMISSIONS, type Permission } from './permissions.ts';
 
@@ -31,6 +31,22 @@ export interface KeyRecord {
   userId: number | null;
   created: string;
   revoked: string | null;
+}
+
+/** The changes the key use cases make: members of the union of every change (src/modules/changes/). */
+export type KeyChange =
+  | { type: 'api_key.created'; projectId: number; key: KeyRecord }
+  | { type: 'api_key.revoked'; projectId: number; key: KeyRecord };
+
+/**
+ * What the key use cases need of the change recorder. The recorder (src/events/) sits above auth/,
+ * whose actors it carries, so auth/ names only this much of it.
+ */
+export interface KeyChanges {
+  record(
+    ctx: Pick<TransactionContext, 'actor' | 'ipAddress' | 'transaction'>,
+    event: KeyChange,
+  ): Promise<void>;
 }
 
 /** What a request's key resolves to: who acts, and where. */
@@ -73,7 +89,7 @@ export class KeysService {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly clock: Clock,
-    private readonly changes: ChangeRecorder,
+    private readonly changes: KeyChanges,
     private readonly cacheTtlMs = 5_000,
     private readonly reader: Kysely<Database> = db,
   ) {}
@@ -151,7 +167,7 @@ export class KeysService {
       const key = present(await repo.revoke(tx.transaction, id, toStoredDate(this.clock.now())));
       await this.changes.record(tx, { type: 'api_key.revoked', projectId: row.project_id, key });
       // Again once committed: a lookup meanwhile read the key, still valid, from the read connection.
-      this.changes.afterCommit(tx.transaction, () => this.forget(hash));
+      afterCommit(tx.transaction, () => this.forget(hash));
       return key;
     });
   }

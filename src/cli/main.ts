@@ -3,14 +3,7 @@ import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
 import { MemoryCounterStore } from '../ratelimit/memory-store.ts';
 import { UsageError } from './args.ts';
-import { oneLine } from './output.ts';
-
-export interface CliIo {
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
-  /** whether standard error is a terminal: progress bars are drawn only there */
-  stderrIsTerminal?: boolean;
-}
+import { oneLine, type CliIo } from './output.ts';
 
 const USAGE = `usage: quire <command>
   serve | migrate

@@ -1,3 +1,10 @@
+export interface CliIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  /** whether standard error is a terminal: progress bars are drawn only there */
+  stderrIsTerminal?: boolean;
+}
+
 /** Error output is one line whatever the input echoed in it: control characters are escaped. */
 export function oneLine(text: string): string {
   // eslint-disable-next-line no-control-regex

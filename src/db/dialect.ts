@@ -6,7 +6,7 @@ import type pg from 'pg';
 import { lazyModule } from '../shared/lazy-module.ts';
 import type { Executor } from './executor.ts';
 import { SchemaPostgresDialect } from './introspection.ts';
-import { reuseStatements } from './prepared.ts';
+import { reuseStatements } from './reused-statements.ts';
 import { timedDialect, type QueryObserver } from './timed-dialect.ts';
 import type { Database } from './schema.ts';
 

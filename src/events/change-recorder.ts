@@ -1,10 +1,22 @@
 import type { Transaction } from 'kysely';
-import type { TransactionContext } from '../auth/actor.ts';
+import type { Actor, TransactionContext } from '../auth/actor.ts';
 import type { Clock } from '../clock.ts';
 import { afterCommit } from '../db/after-commit.ts';
 import type { Database } from '../db/schema.ts';
-import type { ChangeEvent, RecordedChange } from './change-events.ts';
-import { ChangeWrites } from './change-writes.ts';
+import { ChangeWrites } from '../db/change-writes.ts';
+
+/**
+ * A change as subscribers receive it: the event, who made it, from where, and when. The recorder is
+ * generic over the events so that this floor names none of the modules whose resources they carry;
+ * the union is src/modules/changes/change-events.ts.
+ */
+export interface RecordedChange<E> {
+  event: E;
+  actor: Actor;
+  ipAddress: string | null;
+  /** milliseconds since the epoch, from the app's clock */
+  at: number;
+}
 
 /**
  * Follows changes inside their transaction: what it writes commits or rolls back with the change
@@ -12,9 +24,9 @@ import { ChangeWrites } from './change-writes.ts';
  * Writes nothing reads back in the transaction go to `writes`, sent together once every subscriber
  * has run; a subscriber that reads what another may have queued flushes them first.
  */
-export type ChangeSubscriber = (
+export type ChangeSubscriber<E> = (
   trx: Transaction<Database>,
-  change: RecordedChange,
+  change: RecordedChange<E>,
   writes: ChangeWrites,
 ) => Promise<void>;
 
@@ -22,24 +34,24 @@ export type ChangeSubscriber = (
  * Follows changes once their transaction has committed, and never when it rolls back: work that must
  * not follow a change that did not happen (a render ahead, link scans queued, a cache forgotten).
  */
-export type CommittedSubscriber = (change: RecordedChange) => void;
+export type CommittedSubscriber<E> = (change: RecordedChange<E>) => void;
 
 /**
  * The one way a change is recorded: in the change's transaction, handed to every subscriber in turn;
  * then, once the transaction's owner has committed it, to every after-commit subscriber.
  */
-export class ChangeRecorder {
-  private readonly subscribers: ChangeSubscriber[] = [];
-  private readonly committedSubscribers: CommittedSubscriber[] = [];
+export class ChangeRecorder<E> {
+  private readonly subscribers: ChangeSubscriber<E>[] = [];
+  private readonly committedSubscribers: CommittedSubscriber<E>[] = [];
 
   constructor(private readonly clock: Clock) {}
 
-  subscribe(subscriber: ChangeSubscriber): void {
+  subscribe(subscriber: ChangeSubscriber<E>): void {
     this.subscribers.push(subscriber);
   }
 
   /** The after-commit phase: `subscriber` hears of each change once its transaction committed. */
-  subscribeCommitted(subscriber: CommittedSubscriber): void {
+  subscribeCommitted(subscriber: CommittedSubscriber<E>): void {
     this.committedSubscribers.push(subscriber);
   }
 
@@ -54,10 +66,10 @@ export class ChangeRecorder {
    */
   async record(
     ctx: Pick<TransactionContext, 'actor' | 'ipAddress' | 'transaction'>,
-    event: ChangeEvent,
+    event: E,
     writes: ChangeWrites = new ChangeWrites(ctx.transaction),
   ): Promise<void> {
-    const change: RecordedChange = {
+    const change: RecordedChange<E> = {
       event,
       actor: ctx.actor,
       ipAddress: ctx.ipAddress,

@@ -1,5 +1,4 @@
 import type { FastifyContextConfig, FastifyInstance } from 'fastify';
-import type { Deps } from '../deps.ts';
 import type { Metrics, RouteSeries } from './metrics-collector.ts';
 import './fastify-types.ts';
 
@@ -10,7 +9,7 @@ export const UNMATCHED = 'unmatched';
  * GET /metrics (Prometheus text) and the counting of every answered request. With METRICS=false
  * there is neither: no route (a 404 like any unknown path) and no hook.
  */
-export function registerMetrics(app: FastifyInstance, deps: Pick<Deps, 'metrics'>): void {
+export function registerMetrics(app: FastifyInstance, deps: { metrics: Metrics | null }): void {
   const metrics = deps.metrics;
   if (metrics === null) return;
 

@@ -5,14 +5,13 @@
  */
 import { move } from 'piscina';
 import { autoLinkTargets, renderContent, type ContentFormat, type RenderContext } from '../content/index.ts';
+import { scanContent, type ContentScan } from '../content/link-scan.ts';
 import { AppError, type FieldProblem } from '../errors.ts';
+import { convertDefinition } from '../openapi/convert-definition.ts';
+import { checkDefinition } from '../openapi/definition.check.ts';
+import type { DefinitionFormat } from '../openapi/definition.parser.ts';
+import { operationsInPlace, type IndexedOperation } from '../openapi/reference-operations.ts';
 import { sourceDigest, utf8Text } from '../shared/serialised.ts';
-import { convertDefinition } from '../modules/references/definition.converter.ts';
-import type { DefinitionFormat } from '../modules/references/definition.parser.ts';
-import { checkDefinition } from '../modules/references/definition.check.ts';
-import type { IndexedOperation } from '../modules/search/reference-operations.ts';
-import { operationsInPlace } from '../modules/search/search.indexer.ts';
-import { scanContent, type ContentScan } from '../modules/links/link-scan.ts';
 
 export type Task =
   | { kind: 'checkDefinition'; bytes: Uint8Array }

@@ -1,6 +1,5 @@
 import { UsageError } from '../args.ts';
-import type { CliIo } from '../main.ts';
-import { oneLine } from '../output.ts';
+import { oneLine, type CliIo } from '../output.ts';
 import { ProgressBar } from '../progress.ts';
 import { applyPlan } from './sync.apply.ts';
 import { parseSyncArgs, type SyncOptions } from './sync.args.ts';

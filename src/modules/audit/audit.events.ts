@@ -1,15 +1,6 @@
-import type { AuditLogTable } from '../../db/schema.ts';
-import type { ChangeEvent } from '../../events/change-events.ts';
+import type { ChangeEvent } from '../changes/change-events.ts';
+import type { AuditEntry } from './audit.entry.ts';
 import { isSettingsEvent, settingsEntries, type SettingsEvent } from './audit.settings-events.ts';
-
-export interface AuditEntry {
-  scope: AuditLogTable['scope'];
-  entity: string;
-  entityId: number | string;
-  operation: AuditLogTable['operation'];
-  message: string;
-  details?: Record<string, unknown>;
-}
 
 const content = (entity: string, entityId: number, operation: AuditEntry['operation']) =>
   ({ scope: 'content', entity, entityId, operation }) as const;

@@ -1,5 +1,5 @@
-import type { ChangeEvent } from '../../events/change-events.ts';
-import type { AuditEntry } from './audit.events.ts';
+import type { ChangeEvent } from '../changes/change-events.ts';
+import type { AuditEntry } from './audit.entry.ts';
 
 /** The changes to a project's settings, its keys, users, readers and webhooks (not its content). */
 const SETTINGS_TYPES = [

@@ -1,6 +1,6 @@
 import type { Actor } from '../../auth/actor.ts';
-import type { ChangeSubscriber } from '../../events/change-recorder.ts';
-import { eventVersions } from '../../events/event-versions.ts';
+import type { ChangeSubscriber } from '../changes/change-events.ts';
+import { eventVersions } from '../changes/event-versions.ts';
 import { toStoredDate } from '../../shared/dates.ts';
 import { auditEntries } from './audit.events.ts';
 import { auditRepository } from './audit.repository.ts';

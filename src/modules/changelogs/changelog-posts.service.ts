@@ -7,7 +7,7 @@ import type { Database } from '../../db/schema.ts';
 import { pickSlug } from '../../db/siblings.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { BadRequestError, NotFoundError } from '../../errors.ts';
-import type { ChangeRecorder } from '../../events/change-recorder.ts';
+import type { ChangeRecorder } from '../changes/change-events.ts';
 import { decodeCursor, encodeCursor } from '../../shared/cursor.ts';
 import { toStoredDate } from '../../shared/dates.ts';
 import { assertSlug } from '../../shared/slug.ts';

@@ -5,7 +5,7 @@ import type { DatabaseHandle } from '../../db/dialect.ts';
 import type { Database } from '../../db/schema.ts';
 import { pickSlug } from '../../db/siblings.ts';
 import { inTransaction } from '../../db/transaction.ts';
-import type { ChangeRecorder } from '../../events/change-recorder.ts';
+import type { ChangeRecorder } from '../changes/change-events.ts';
 import { toStoredDate } from '../../shared/dates.ts';
 import { assertSlug } from '../../shared/slug.ts';
 import { assertNotBlank } from '../../shared/text.ts';

@@ -7,7 +7,7 @@ import type { Database } from '../../db/schema.ts';
 import { nextOrdr, pickSlug, slugConflict } from '../../db/siblings.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { BadRequestError, ConflictError, NotFoundError, UniqueViolationError } from '../../errors.ts';
-import type { ChangeRecorder } from '../../events/change-recorder.ts';
+import type { ChangeRecorder } from '../changes/change-events.ts';
 import { toStoredDate } from '../../shared/dates.ts';
 import { assertSlug } from '../../shared/slug.ts';
 import { assertNotBlank } from '../../shared/text.ts';

@@ -15,6 +15,12 @@ export interface KeptAnswer {
 }
 
 export const idempotencyRepository = {
+  /** In the key's transaction: where the request's own writes begin. */
+  savepoint: (trx: Executor, name: string) => sql`savepoint ${sql.id(name)}`.execute(trx),
+
+  /** Undoes the request's own writes, keeping the key's transaction and its lock. */
+  rollbackTo: (trx: Executor, name: string) => sql`rollback to savepoint ${sql.id(name)}`.execute(trx),
+
   /**
    * PostgreSQL: whether this transaction now holds the key's advisory lock, kept until it ends. The
    * request that runs holds it; one that cannot take it knows another runs; a process that dies loses

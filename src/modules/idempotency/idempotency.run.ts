@@ -1,4 +1,4 @@
-import { sql, type ControlledTransaction, type Kysely } from 'kysely';
+import type { ControlledTransaction, Kysely } from 'kysely';
 import type { Clock } from '../../clock.ts';
 import { committed, dropAfterCommit } from '../../db/after-commit.ts';
 import type { Database } from '../../db/schema.ts';
@@ -133,7 +133,7 @@ export class KeyedRun implements IdempotentRun {
   private async refused(answer: KeptAnswer): Promise<void> {
     if (this.claimId === null && this.opened !== undefined) {
       const trx = this.opened;
-      await sql`rollback to savepoint ${sql.id(KEY_SAVEPOINT)}`.execute(trx);
+      await repo.rollbackTo(trx, KEY_SAVEPOINT);
       dropAfterCommit(trx);
       await repo.keep(trx, { ...this.key, created: answer.completed, ...answer });
       await trx.commit().execute();

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { sql, type ControlledTransaction, type Kysely } from 'kysely';
+import type { ControlledTransaction, Kysely } from 'kysely';
 import type { Clock } from '../../clock.ts';
 import type { DialectName } from '../../db/dialect.ts';
 import type { Database } from '../../db/schema.ts';
@@ -72,7 +72,7 @@ export class IdempotencyService implements IdempotencyStore {
       // Expired, or a claim an earlier build left: nobody holds the lock, so nobody runs it.
       if (held !== undefined) await repo.release(trx, held.id);
       // A refusal goes back to here, and is kept under the lock.
-      await sql`savepoint ${sql.id(KEY_SAVEPOINT)}`.execute(trx);
+      await repo.savepoint(trx, KEY_SAVEPOINT);
       const kept = { api_key_id: apiKeyId, idempotency_key: key, fingerprint };
       return { kind: 'run', run: this.run(trx, kept, null) };
     } catch (error) {

@@ -1,10 +1,9 @@
-import type { Static } from '@sinclair/typebox';
 import type { Kysely } from 'kysely';
 import type { TransactionContext, UseCaseContext } from '../../auth/actor.ts';
 import type { Database } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { AppError, ForbiddenError } from '../../errors.ts';
-import type { ChangeRecorder } from '../../events/change-recorder.ts';
+import type { ChangeRecorder } from '../changes/change-events.ts';
 import { RESERVED_VERSION_SLUGS, slugify } from '../../shared/slug.ts';
 import { pickSlug } from '../../db/siblings.ts';
 import type { ChangelogsService } from '../changelogs/changelogs.service.ts';
@@ -18,8 +17,8 @@ import { parsePage } from './import.index.ts';
 import { readLayout } from './import.layout.ts';
 import { importChangelogs, importVariables, readMarkdocBody } from './import.markdoc.ts';
 import type { ArchiveFile } from './import.archive.ts';
-import type { ImportWarning, MarkdocPlan, PlannedPage, PlannedVersion } from './import.plan.ts';
-import type { ImportReportSchema } from './import.schemas.ts';
+import type { MarkdocPlan, PlannedPage, PlannedVersion } from './import.plan.ts';
+import type { ImportReport } from './import.report.ts';
 
 export const IMPORT_MESSAGE = 'Imported';
 
@@ -31,8 +30,6 @@ export interface ImportInput {
   /** called as pages and references are written (the CLI draws a bar with it) */
   progress?: (done: number, total: number) => void;
 }
-
-export type ImportReport = Static<typeof ImportReportSchema>;
 
 /** One import under way: what every step of it reads and adds to. */
 interface ImportRun {

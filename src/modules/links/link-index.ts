@@ -1,4 +1,4 @@
-import type { ScannedLink } from './link-scan.ts';
+import type { ScannedLink } from '../../content/link-scan.ts';
 import { readAddress } from './link-target.ts';
 
 export interface SectionEntry {

@@ -1,5 +1,5 @@
-import type { CommittedSubscriber } from '../../events/change-recorder.ts';
-import { contentWrites } from '../../events/content-writes.ts';
+import type { CommittedSubscriber } from '../changes/change-events.ts';
+import { contentWrites } from '../changes/content-writes.ts';
 import type { LinkScanWarmer } from './link-scans.warmer.ts';
 
 /**

@@ -1,5 +1,5 @@
 import type { Executor } from '../../db/executor.ts';
-import type { ContentScan } from './link-scan.ts';
+import type { ContentScan } from '../../content/link-scan.ts';
 
 /** Stored scans by key, and the keys among them stored long enough ago to be stored again. */
 export interface FoundScans {

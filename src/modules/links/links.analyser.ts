@@ -1,6 +1,6 @@
 import { setImmediate } from 'node:timers/promises';
 import type { Anchors, LinkIndex, Missing, PageEntry, ReferenceEntry, Resolution } from './link-index.ts';
-import type { ScannedLink } from './link-scan.ts';
+import type { ScannedLink } from '../../content/link-scan.ts';
 import type { BrokenLink } from './links.schemas.ts';
 
 /** Operation anchors of a reference's definitions, as search derives them; null: no such definition. */

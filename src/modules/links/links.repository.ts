@@ -5,7 +5,7 @@ import {
   liveSectionsOfVersion,
   liveVersions,
 } from '../../db/visibility.ts';
-import type { DefinitionFormat } from '../references/definition.parser.ts';
+import type { DefinitionFormat } from '../../openapi/definition.parser.ts';
 
 export interface LinkPageRow {
   id: number;

@@ -5,7 +5,7 @@ import { sourceDigest } from '../../shared/serialised.ts';
 import type { WorkerPool } from '../../workers/pool.ts';
 import { unavailableIfTaskFails } from '../../workers/task-unavailable.ts';
 import type { PageEntry } from './link-index.ts';
-import { SCAN_VERSION, scanContent, type ContentScan } from './link-scan.ts';
+import { SCAN_VERSION, scanContent, type ContentScan } from '../../content/link-scan.ts';
 import type { StoredScan } from './link-scans.repository.ts';
 
 type Variables = Readonly<Record<string, unknown>>;

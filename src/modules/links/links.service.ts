@@ -7,7 +7,7 @@ import { parseVariables } from '../../shared/serialised.ts';
 import type { WorkerPool } from '../../workers/pool.ts';
 import type { VersionRow, VersionsService } from '../versions/versions.service.ts';
 import { LinkIndex, type PageEntry, type ReferenceEntry } from './link-index.ts';
-import type { ContentScan } from './link-scan.ts';
+import type { ContentScan } from '../../content/link-scan.ts';
 import { linkScansRepository as stored } from './link-scans.repository.ts';
 import type { LinkScanWarmer } from './link-scans.warmer.ts';
 import { LinkAnalyser, type ReferenceAnchors } from './links.analyser.ts';

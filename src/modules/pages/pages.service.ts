@@ -4,7 +4,7 @@ import type { Clock } from '../../clock.ts';
 import type { DatabaseHandle } from '../../db/dialect.ts';
 import type { Database } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
-import type { ChangeRecorder } from '../../events/change-recorder.ts';
+import type { ChangeRecorder } from '../changes/change-events.ts';
 import type { DocumentationService } from '../documentation/documentation.service.ts';
 import type { VersionsService } from '../versions/versions.service.ts';
 import { DEFAULT_PAGE_CACHE_BYTES, PageResponseCache, type PageCacheOptions } from './page-responses.ts';

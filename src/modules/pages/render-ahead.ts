@@ -1,6 +1,6 @@
 import { setImmediate } from 'node:timers/promises';
-import type { CommittedSubscriber } from '../../events/change-recorder.ts';
-import { contentWrites } from '../../events/content-writes.ts';
+import type { CommittedSubscriber } from '../changes/change-events.ts';
+import { contentWrites } from '../changes/content-writes.ts';
 import { SettleTimer } from '../../shared/settle-timer.ts';
 import type { PageRenderer } from './pages.renderer.ts';
 import type { PageQueries } from './pages.reads.repository.ts';

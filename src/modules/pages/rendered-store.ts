@@ -4,6 +4,7 @@ import type { DatabaseHandle } from '../../db/dialect.ts';
 import { PreparedRead } from '../../db/prepared.ts';
 import { toStoredDate } from '../../shared/dates.ts';
 import { JsonBytes } from '../../shared/serialised.ts';
+import { renderedRepository as repo, type StoredRow } from './pages.rendered.repository.ts';
 
 /** Stored outputs are kept this long after they were last stored or found; then the purge removes them. */
 export const KEEP_RENDERED_DAYS = 7;
@@ -16,12 +17,6 @@ const ROWS_PER_INSERT = 100;
 const ROWS_PER_DELETE = 1000;
 /** Outputs waiting to be stored at most; past it new ones are not kept (a later read stores them). */
 const MAX_PENDING = 5_000;
-
-interface StoredRow {
-  body: string;
-  json: number;
-  created: string;
-}
 
 export interface StoredRenderStats {
   hits: number;
@@ -54,9 +49,7 @@ export class RenderedStore {
     private readonly database: DatabaseHandle,
     private readonly clock: Clock,
   ) {
-    this.read = new PreparedRead(database, 1, (db, key) =>
-      db.selectFrom('rendered_contents').select(['body', 'json', 'created']).where('key', '=', key),
-    );
+    this.read = new PreparedRead(database, 1, repo.byKey);
   }
 
   stats(): StoredRenderStats {
@@ -114,17 +107,7 @@ export class RenderedStore {
     const before = toStoredDate(this.clock.now() - KEEP_RENDERED_DAYS * DAY_MS);
     let purged = 0;
     for (;;) {
-      const result = await this.database.db
-        .deleteFrom('rendered_contents')
-        .where('key', 'in', (eb) =>
-          eb
-            .selectFrom('rendered_contents')
-            .select('key')
-            .where('created', '<', before)
-            .limit(ROWS_PER_DELETE),
-        )
-        .executeTakeFirst();
-      const count = Number(result.numDeletedRows);
+      const count = await repo.purge(this.database.db, before, ROWS_PER_DELETE);
       purged += count;
       if (count < ROWS_PER_DELETE) return purged;
     }
@@ -166,17 +149,7 @@ export class RenderedStore {
         .slice(start, start + ROWS_PER_INSERT)
         .map(([key, body]) => ({ key, body, json: 1, created }));
       try {
-        await this.database.db
-          .insertInto('rendered_contents')
-          .values(rows)
-          .onConflict((oc) =>
-            oc.column('key').doUpdateSet({
-              body: (eb) => eb.ref('excluded.body'),
-              json: (eb) => eb.ref('excluded.json'),
-              created: (eb) => eb.ref('excluded.created'),
-            }),
-          )
-          .execute();
+        await repo.store(this.database.db, rows);
         this.counts.stored += rows.length;
       } catch {
         this.counts.failures += 1;

@@ -4,7 +4,7 @@ import type { Clock } from '../../clock.ts';
 import type { Database } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { BadRequestError, InvalidFieldError, NotFoundError } from '../../errors.ts';
-import type { ChangeRecorder } from '../../events/change-recorder.ts';
+import type { ChangeRecorder } from '../changes/change-events.ts';
 import { parseApiDate, toStoredDate } from '../../shared/dates.ts';
 import { isEmail, normaliseEmail } from '../../shared/email.ts';
 import { presentReaderAccess, type ReaderAccess } from './reader-access.presenter.ts';

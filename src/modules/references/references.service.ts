@@ -8,14 +8,14 @@ import type { Database } from '../../db/schema.ts';
 import { nextOrdr, pickSlug } from '../../db/siblings.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { AppError, BadRequestError, NotFoundError, ServiceUnavailableError } from '../../errors.ts';
-import type { ChangeRecorder } from '../../events/change-recorder.ts';
+import type { ChangeRecorder } from '../changes/change-events.ts';
 import { toStoredDate } from '../../shared/dates.ts';
 import { entityTag, notModified } from '../../shared/entity-tags.ts';
 import { TaskFailedError, type WorkerPool } from '../../workers/pool.ts';
 import { unavailableIfTaskFails } from '../../workers/task-unavailable.ts';
 import type { VersionsService } from '../versions/versions.service.ts';
 import { DefinitionConverter } from './definition.converter.ts';
-import { fileProblem, type DefinitionFormat } from './definition.parser.ts';
+import { fileProblem, type DefinitionFormat } from '../../openapi/definition.parser.ts';
 import { presentReference, type Reference } from './references.presenter.ts';
 import {
   referencesRepository as repo,

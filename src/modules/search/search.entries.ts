@@ -1,19 +1,13 @@
 import { setImmediate } from 'node:timers/promises';
-import { sql, type Insertable } from 'kysely';
+import type { Insertable } from 'kysely';
 import { extractSections } from '../../content/sections.ts';
-import type { Executor } from '../../db/executor.ts';
 import type { SearchEntriesTable } from '../../db/schema.ts';
-import {
-  liveReferences,
-  visiblePages as readerPages,
-  visiblePost,
-  visibleReference,
-} from '../../db/visibility.ts';
 import { parseVariables } from '../../shared/serialised.ts';
+import type { VisiblePage, VisiblePost } from './search.index.repository.ts';
 
-// What readers can see, read for the index, and the entries derived from it: one per H2 section of
-// a page or a changelog post. SearchIndexer derives the operations of references (it may read them
-// in a thread) and writes the entries.
+// The entries derived from what readers can see (read by search.index.repository.ts): one per H2
+// section of a page or a changelog post. SearchIndexer derives the operations of references (it may
+// read them in a thread) and writes the entries.
 
 export type Entry = Insertable<SearchEntriesTable>;
 
@@ -25,49 +19,6 @@ export type Entry = Insertable<SearchEntriesTable>;
 export const withoutMarks = (text: string): string =>
   // eslint-disable-next-line no-control-regex
   text.replace(/[\u0000-\u0002]/g, (c) => (c === '\u0000' ? '' : ' '));
-
-/** The pages readers can see and find (db/visibility.ts), with what their entries say. */
-export const visiblePages = (db: Executor) =>
-  readerPages(db)
-    .innerJoin('projects as pr', 'pr.id', 'v.project_id')
-    .select([
-      'p.id',
-      'p.title',
-      'p.slug',
-      'p.content_published',
-      'p.documentation_id',
-      'd.slug as section',
-      'v.id as version_id',
-      'v.slug as version_slug',
-      'v.project_id',
-      'pr.variables',
-    ])
-    .orderBy('p.id');
-
-type VisiblePage = Awaited<ReturnType<ReturnType<typeof visiblePages>['execute']>>[number];
-
-/**
- * Live, published references of published versions. On SQLite the definition comes as its stored
- * UTF-8 bytes (a copy; decoding megabytes into a string would hold the event loop), for the thread
- * that reads its operations.
- */
-export const visibleReferences = (db: Executor, sqlite: boolean) =>
-  liveReferences(db)
-    .$call(visibleReference)
-    .select([
-      'r.id',
-      'r.slug',
-      sqlite
-        ? sql<Uint8Array | null>`cast(r.definition_published as blob)`.as('definition')
-        : sql<string | null>`r.definition_published`.as('definition'),
-      'r.format_published',
-      'v.id as version_id',
-      'v.slug as version_slug',
-      'v.project_id',
-    ])
-    // A published reference always has its definition; the index is made from it, so it is asked for.
-    .where('r.definition_published', 'is not', null)
-    .orderBy('r.id');
 
 /**
  * What a text's entries say: its title with the text before its first H2, then one per H2 section,
@@ -103,29 +54,6 @@ export function pageEntries(page: VisiblePage): Entry[] {
     ...section,
   }));
 }
-
-/**
- * Published posts of changelogs, with their changelog's slug and project. Posts belong to the
- * project, not to a version: their entries carry no version, and `section` is the changelog's slug.
- */
-export const visiblePosts = (db: Executor) =>
-  db
-    .selectFrom('changelog_posts as cp')
-    .innerJoin('changelogs as c', 'c.id', 'cp.changelog_id')
-    .innerJoin('projects as pr', 'pr.id', 'c.project_id')
-    .select([
-      'cp.id',
-      'cp.title',
-      'cp.slug',
-      'cp.content',
-      'c.slug as changelog',
-      'c.project_id',
-      'pr.variables',
-    ])
-    .$call(visiblePost)
-    .orderBy('cp.id');
-
-type VisiblePost = Awaited<ReturnType<ReturnType<typeof visiblePosts>['execute']>>[number];
 
 /** A post's entries: one per section, like a page's. */
 export function postEntries(post: VisiblePost): Entry[] {

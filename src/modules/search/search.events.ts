@@ -1,6 +1,6 @@
 import type { Transaction } from 'kysely';
 import type { Database } from '../../db/schema.ts';
-import type { ChangeSubscriber } from '../../events/change-recorder.ts';
+import type { ChangeSubscriber } from '../changes/change-events.ts';
 import type { SearchIndexer } from './search.indexer.ts';
 
 /**

@@ -1,23 +1,11 @@
 import { setImmediate } from 'node:timers/promises';
-import { sql } from 'kysely';
 import type { DialectName } from '../../db/dialect.ts';
 import type { Executor } from '../../db/executor.ts';
-import type { ChangeWrites } from '../../events/change-writes.ts';
-import { utf8Text } from '../../shared/serialised.ts';
-import { parseStoredDefinition, type DefinitionFormat } from '../references/definition.parser.ts';
-import { referenceOperations, type IndexedOperation } from './reference-operations.ts';
-import {
-  entriesOf,
-  entriesOfPages,
-  postEntries,
-  visiblePages,
-  visiblePosts,
-  visibleReferences,
-  withoutMarks,
-  type Entry,
-} from './search.entries.ts';
-
-type Scope = 'page_id' | 'reference_id' | 'changelog_post_id' | 'version_id' | 'project_id';
+import type { ChangeWrites } from '../../db/change-writes.ts';
+import type { DefinitionFormat } from '../../openapi/definition.parser.ts';
+import { operationsInPlace, type IndexedOperation } from '../../openapi/reference-operations.ts';
+import { entriesOf, entriesOfPages, postEntries, withoutMarks, type Entry } from './search.entries.ts';
+import { searchIndexRepository as repo, type IndexScope } from './search.index.repository.ts';
 
 /**
  * How the operations of a stored definition are read. The server reads them in a worker thread
@@ -27,15 +15,6 @@ export type OperationsReader = (
   definition: string | Uint8Array,
   format: DefinitionFormat,
 ) => Promise<IndexedOperation[]>;
-
-export const operationsInPlace: OperationsReader = (definition, format) => {
-  try {
-    return Promise.resolve(referenceOperations(parseStoredDefinition(utf8Text(definition), format)));
-  } catch {
-    // Stored definitions were valid when uploaded; one that no longer parses has nothing to index.
-    return Promise.resolve([]);
-  }
-};
 
 /** Rows are written this many at a time (at most 15 values each, far below either database's limit). */
 const BATCH = 200;
@@ -58,16 +37,16 @@ export class SearchIndexer {
    */
   async page(trx: Executor, pageId: number, writes?: ChangeWrites): Promise<void> {
     if (writes !== undefined && this.dialect === 'postgres') {
-      writes.add(trx.deleteFrom('search_entries').where('page_id', '=', pageId));
-      const pages = await visiblePages(trx).where('p.id', '=', pageId).execute();
+      writes.add(repo.deletion(trx, 'page_id', pageId));
+      const pages = await repo.pages(trx, 'p.id', pageId);
       const entries = await entriesOfPages(pages);
       for (let start = 0; start < entries.length; start += BATCH) {
-        writes.add(trx.insertInto('search_entries').values(entries.slice(start, start + BATCH)));
+        writes.add(repo.insertion(trx, entries.slice(start, start + BATCH)));
       }
       return;
     }
     await this.remove(trx, 'page_id', pageId);
-    const pages = await visiblePages(trx).where('p.id', '=', pageId).execute();
+    const pages = await repo.pages(trx, 'p.id', pageId);
     await this.insert(trx, await entriesOfPages(pages));
   }
 
@@ -75,25 +54,21 @@ export class SearchIndexer {
     // The upload that got here wrote megabytes in this turn of the event loop: let others in first.
     await setImmediate();
     await this.remove(trx, 'reference_id', referenceId);
-    const references = await visibleReferences(trx, this.dialect === 'sqlite')
-      .where('r.id', '=', referenceId)
-      .execute();
+    const references = await repo.references(trx, this.dialect === 'sqlite', 'r.id', referenceId);
     await this.insert(trx, await this.referenceEntries(references));
   }
 
   /** A changelog post: indexed while published (posts are published when created, or never). */
   async changelogPost(trx: Executor, postId: number): Promise<void> {
     await this.remove(trx, 'changelog_post_id', postId);
-    const posts = await visiblePosts(trx).where('cp.id', '=', postId).execute();
+    const posts = await repo.posts(trx, 'cp.id', postId);
     await this.insert(trx, await entriesOf(posts, postEntries));
   }
 
   async version(trx: Executor, versionId: number): Promise<void> {
     await this.remove(trx, 'version_id', versionId);
-    const pages = await visiblePages(trx).where('v.id', '=', versionId).execute();
-    const references = await visibleReferences(trx, this.dialect === 'sqlite')
-      .where('v.id', '=', versionId)
-      .execute();
+    const pages = await repo.pages(trx, 'v.id', versionId);
+    const references = await repo.references(trx, this.dialect === 'sqlite', 'v.id', versionId);
     const entries = [...(await entriesOfPages(pages)), ...(await this.referenceEntries(references))];
     await this.insert(trx, entries);
   }
@@ -101,11 +76,9 @@ export class SearchIndexer {
   /** Every entry of a project, derived again (`bin/quire search reindex`). */
   async project(trx: Executor, projectId: number): Promise<number> {
     await this.remove(trx, 'project_id', projectId);
-    const pages = await visiblePages(trx).where('v.project_id', '=', projectId).execute();
-    const references = await visibleReferences(trx, this.dialect === 'sqlite')
-      .where('v.project_id', '=', projectId)
-      .execute();
-    const posts = await visiblePosts(trx).where('c.project_id', '=', projectId).execute();
+    const pages = await repo.pages(trx, 'v.project_id', projectId);
+    const references = await repo.references(trx, this.dialect === 'sqlite', 'v.project_id', projectId);
+    const posts = await repo.posts(trx, 'c.project_id', projectId);
     const entries = [
       ...(await entriesOfPages(pages)),
       ...(await this.referenceEntries(references)),
@@ -121,20 +94,11 @@ export class SearchIndexer {
    * again would hold the write transaction for seconds).
    */
   async projectTexts(trx: Executor, projectId: number): Promise<number> {
-    const stale = await trx
-      .selectFrom('search_entries')
-      .select('id')
-      .where('project_id', '=', projectId)
-      .where('reference_id', 'is', null)
-      .execute();
+    const stale = await repo.textEntryIds(trx, projectId);
     await this.removeFts(trx, stale);
-    await trx
-      .deleteFrom('search_entries')
-      .where('project_id', '=', projectId)
-      .where('reference_id', 'is', null)
-      .execute();
-    const pages = await visiblePages(trx).where('v.project_id', '=', projectId).execute();
-    const posts = await visiblePosts(trx).where('c.project_id', '=', projectId).execute();
+    await repo.deleteTextEntries(trx, projectId);
+    const pages = await repo.pages(trx, 'v.project_id', projectId);
+    const posts = await repo.posts(trx, 'c.project_id', projectId);
     const entries = [...(await entriesOfPages(pages)), ...(await entriesOf(posts, postEntries))];
     await this.insert(trx, entries);
     return entries.length;
@@ -177,26 +141,21 @@ export class SearchIndexer {
   }
 
   /** On SQLite the FTS rows go first, batch by batch (removing one means reading its words again). */
-  private async remove(trx: Executor, scope: Scope, id: number): Promise<void> {
+  private async remove(trx: Executor, scope: IndexScope, id: number): Promise<void> {
     if (this.dialect === 'sqlite' && scope === 'page_id') {
       // A page has a few entries (one per heading): one statement, nothing to spread over turns.
-      await sql`delete from search_fts where rowid in (
-        select id from search_entries where page_id = ${id})`.execute(trx);
+      await repo.removePageFts(trx, id);
     } else if (this.dialect === 'sqlite') {
-      await this.removeFts(
-        trx,
-        await trx.selectFrom('search_entries').select('id').where(scope, '=', id).execute(),
-      );
+      await this.removeFts(trx, await repo.entryIds(trx, scope, id));
     }
-    await trx.deleteFrom('search_entries').where(scope, '=', id).execute();
+    await repo.deletion(trx, scope, id).execute();
   }
 
   /** SQLite: the FTS rows of some entries, batch by batch, the event loop answering between them. */
   private async removeFts(trx: Executor, rows: ReadonlyArray<{ id: number }>): Promise<void> {
     if (this.dialect !== 'sqlite') return;
     for (let start = 0; start < rows.length; start += BATCH) {
-      const ids = rows.slice(start, start + BATCH).map((row) => sql`${row.id}`);
-      await sql`delete from search_fts where rowid in (${sql.join(ids)})`.execute(trx);
+      await repo.removeFts(trx, rows.slice(start, start + BATCH));
       if (start + BATCH < rows.length) await setImmediate();
     }
   }
@@ -208,21 +167,11 @@ export class SearchIndexer {
    */
   private async insert(trx: Executor, entries: Entry[]): Promise<void> {
     for (let start = 0; start < entries.length; start += BATCH) {
-      const ids = await trx
-        .insertInto('search_entries')
-        .values(entries.slice(start, start + BATCH))
-        .returning('id')
-        .execute();
+      const ids = await repo.insertReturningIds(trx, entries.slice(start, start + BATCH));
       if (this.dialect !== 'sqlite' || ids.length === 0) continue;
       const first = Math.min(...ids.map((row) => row.id));
       const last = Math.max(...ids.map((row) => row.id));
-      // scope: p<project>, then v<version> d<section> for a page, v<version> r for a reference's
-      // operation, c for a changelog post (no version): see SearchRepository's filters.
-      await sql`insert into search_fts (rowid, title, content, scope)
-        select id, title, content,
-          'p' || project_id || coalesce(' v' || version_id, '') || ' ' ||
-          case when section_type = 'changelog' then 'c' else coalesce('d' || documentation_id, 'r') end
-        from search_entries where id between ${first} and ${last}`.execute(trx);
+      await repo.insertFts(trx, first, last);
       if (start + BATCH < entries.length) await setImmediate();
     }
   }
@@ -232,7 +181,7 @@ export class SearchIndexer {
 export async function rebuildSearchIndex(db: Executor, dialect: DialectName): Promise<number> {
   const indexer = new SearchIndexer(dialect);
   let entries = 0;
-  for (const { id } of await db.selectFrom('projects').select('id').orderBy('id').execute()) {
+  for (const { id } of await repo.projectIds(db)) {
     entries += await indexer.project(db, id);
   }
   return entries;

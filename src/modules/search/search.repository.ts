@@ -1,6 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { DialectName } from '../../db/dialect.ts';
 import { toCount, type Executor } from '../../db/executor.ts';
+import { liveSections } from '../../db/visibility.ts';
 import { fts5Expressions, tsQuery, type ParsedQuery } from './search.query.ts';
 
 export interface SearchFilter {
@@ -115,6 +116,17 @@ function pgConditions(filter: SearchFilter): RawBuilder<unknown> | null {
  */
 export class SearchRepository {
   constructor(private readonly dialect: DialectName) {}
+
+  /** The live sections of a project with this slug, in the versions given (null: any). */
+  sectionIds(db: Executor, projectId: number, slug: string, versionIds: readonly number[] | null) {
+    let sections = liveSections(db)
+      .select('d.id')
+      .where('v.project_id', '=', projectId)
+      .where('d.slug', '=', slug);
+    if (versionIds !== null)
+      sections = sections.where('v.id', 'in', versionIds.length > 0 ? versionIds : [0]);
+    return sections.execute();
+  }
 
   async search(
     db: Executor,

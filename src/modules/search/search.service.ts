@@ -4,10 +4,10 @@ import type { UseCaseContext } from '../../auth/actor.ts';
 import { bumpChangeStamp } from '../../db/change-stamps.ts';
 import type { Executor } from '../../db/executor.ts';
 import type { Database } from '../../db/schema.ts';
-import { liveSections } from '../../db/visibility.ts';
 import { NotFoundError } from '../../errors.ts';
 import { LruCache } from '../../shared/lru-cache.ts';
 import type { VersionsService } from '../versions/versions.service.ts';
+import { searchIndexRepository as indexRepository } from './search.index.repository.ts';
 import type { SearchIndexer } from './search.indexer.ts';
 import { presentHit } from './search.presenter.ts';
 import { matchesNothing, parseQuery } from './search.query.ts';
@@ -81,9 +81,7 @@ export class SearchService {
    * one; each project in a transaction of its own.
    */
   async reindex(projectId?: number): Promise<{ projects: Array<{ id: number; entries: number }> }> {
-    let query = this.db.selectFrom('projects').select('id').orderBy('id');
-    if (projectId !== undefined) query = query.where('id', '=', projectId);
-    const ids = (await query.execute()).map((row) => row.id);
+    const ids = (await indexRepository.projectIds(this.db, projectId)).map((row) => row.id);
     if (projectId !== undefined && ids.length === 0)
       throw new NotFoundError(`Project ${projectId} not found.`);
     const projects: Array<{ id: number; entries: number }> = [];
@@ -130,13 +128,13 @@ export class SearchService {
     }
     let documentationIds: number[] | null = null;
     if (input.documentation_slug !== undefined) {
-      let sections = liveSections(db)
-        .select('d.id')
-        .where('v.project_id', '=', ctx.scope.project.id)
-        .where('d.slug', '=', input.documentation_slug);
-      if (versionIds !== null)
-        sections = sections.where('v.id', 'in', versionIds.length > 0 ? versionIds : [0]);
-      documentationIds = (await sections.execute()).map((row) => row.id);
+      const sections = await this.repository.sectionIds(
+        db,
+        ctx.scope.project.id,
+        input.documentation_slug,
+        versionIds,
+      );
+      documentationIds = sections.map((row) => row.id);
     }
     // Posts belong to the project, not to a version: a key limited to some versions finds them too,
     // but naming a version or a section asks for that one's pages (and operations) alone.

@@ -4,7 +4,7 @@ import type { Clock } from '../../clock.ts';
 import type { Database, UsersTable } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { ConflictError, InvalidFieldError, UniqueViolationError } from '../../errors.ts';
-import type { ChangeRecorder } from '../../events/change-recorder.ts';
+import type { ChangeRecorder } from '../changes/change-events.ts';
 import { toStoredDate } from '../../shared/dates.ts';
 import { isEmail, normaliseEmail } from '../../shared/email.ts';
 import { assertNotBlank } from '../../shared/text.ts';

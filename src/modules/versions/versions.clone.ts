@@ -6,14 +6,14 @@ import { int } from '../../db/executor.ts';
 import type { Database } from '../../db/schema.ts';
 import { pickSlug } from '../../db/siblings.ts';
 import { inTransaction } from '../../db/transaction.ts';
-import type { ChangeRecorder } from '../../events/change-recorder.ts';
+import type { ChangeRecorder } from '../changes/change-events.ts';
 import { toStoredDate } from '../../shared/dates.ts';
 import { assertVersionSlug, RESERVED_VERSION_SLUGS } from '../../shared/slug.ts';
 import { assertNotBlank } from '../../shared/text.ts';
 import { cloneRepository as clone } from './versions.clone.repository.ts';
 import { presentVersion, type Version } from './versions.presenter.ts';
 import { versionsRepository as repo } from './versions.repository.ts';
-import type { VersionsService } from './versions.service.ts';
+import type { VersionResolver } from './version-selector.ts';
 
 export interface VersionCloneInput {
   name: string;
@@ -31,7 +31,7 @@ export class VersionCloner {
     private readonly db: Kysely<Database>,
     private readonly clock: Clock,
     private readonly changes: ChangeRecorder,
-    private readonly versions: VersionsService,
+    private readonly versions: VersionResolver,
     private readonly dialect: DialectName,
   ) {}
 

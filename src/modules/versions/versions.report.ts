@@ -6,7 +6,7 @@ import type { Database } from '../../db/schema.ts';
 import { formatApiDate } from '../../shared/dates.ts';
 import { reportRepository as repo, type RevisionUser, type SourceRow } from './versions.report.repository.ts';
 import type { VersionReportPageSchema } from './versions.schemas.ts';
-import type { VersionsService } from './versions.service.ts';
+import type { VersionResolver } from './version-selector.ts';
 
 export type VersionReportPage = Static<typeof VersionReportPageSchema>;
 
@@ -22,7 +22,7 @@ const MAX_GENERATIONS = 1000;
 export class VersionReport {
   constructor(
     private readonly reader: Kysely<Database>,
-    private readonly versions: VersionsService,
+    private readonly versions: VersionResolver,
   ) {}
 
   async pages(ctx: UseCaseContext, id: number, createdByEmail?: string): Promise<VersionReportPage[]> {

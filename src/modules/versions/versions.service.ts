@@ -7,17 +7,18 @@ import type { Database } from '../../db/schema.ts';
 import { nextOrdr, pickSlug, slugConflict } from '../../db/siblings.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { BadRequestError, ConflictError, NotFoundError, UniqueViolationError } from '../../errors.ts';
-import type { ChangeRecorder } from '../../events/change-recorder.ts';
+import type { ChangeRecorder } from '../changes/change-events.ts';
 import { toStoredDate } from '../../shared/dates.ts';
 import { assertVersionSlug, RESERVED_VERSION_SLUGS } from '../../shared/slug.ts';
 import { assertNotBlank } from '../../shared/text.ts';
+import type { VersionSelector } from './version-selector.ts';
 import { VersionCloner, type VersionCloneInput } from './versions.clone.ts';
 import { VersionReport, type VersionReportPage } from './versions.report.ts';
 import { presentVersion, versionTag, type Version } from './versions.presenter.ts';
 import { assertIfMatch } from '../../shared/entity-tags.ts';
 import { versionsRepository as repo, type VersionRow } from './versions.repository.ts';
 
-export type { VersionRow };
+export type { VersionRow, VersionSelector };
 
 export interface VersionCreateInput {
   name: string;
@@ -30,9 +31,6 @@ export interface VersionUpdateInput {
   slug?: string;
   published?: boolean;
 }
-
-/** How callers name a version: by id, by slug, or `latest` (the default version). */
-export type VersionSelector = { id: number } | { slug: string } | { latest: true };
 
 export class VersionsService {
   private readonly cloner: VersionCloner;

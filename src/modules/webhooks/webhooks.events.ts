@@ -2,9 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { Transaction } from 'kysely';
 import type { DatabaseHandle, DialectName } from '../../db/dialect.ts';
 import type { Database } from '../../db/schema.ts';
-import type { ChangeEvent } from '../../events/change-events.ts';
-import type { ChangeSubscriber } from '../../events/change-recorder.ts';
-import { eventVersions, withinVersions } from '../../events/event-versions.ts';
+import type { ChangeEvent, ChangeSubscriber } from '../changes/change-events.ts';
+import { eventVersions, withinVersions } from '../changes/event-versions.ts';
 import { formatApiDate, toStoredDate } from '../../shared/dates.ts';
 import { webhooksRepository as repo } from './webhooks.repository.ts';
 import type { WebhookEventType } from './webhooks.schemas.ts';
@@ -101,12 +100,7 @@ export class WebhookSubscriptions {
   constructor(database: DatabaseHandle) {
     this.dialect = database.dialect;
     const writer = database.sqlite;
-    if (writer === null) {
-      this.dataVersion = null;
-    } else {
-      const statement = writer.prepare('PRAGMA data_version').pluck();
-      this.dataVersion = () => statement.get();
-    }
+    this.dataVersion = writer === null ? null : repo.dataVersion(writer);
   }
 
   async of(trx: Transaction<Database>, projectId: number): Promise<Subscription[]> {

@@ -1,3 +1,4 @@
+import type SQLite from 'better-sqlite3';
 import { sql, type Insertable } from 'kysely';
 import type { DialectName } from '../../db/dialect.ts';
 import type { Executor } from '../../db/executor.ts';
@@ -30,6 +31,12 @@ export interface AttemptOutcome {
 }
 
 export const webhooksRepository = {
+  /** SQLite: reads the connection's data_version, which moves when another connection commits. */
+  dataVersion(sqlite: SQLite.Database): () => unknown {
+    const statement = sqlite.prepare('PRAGMA data_version').pluck();
+    return () => statement.get();
+  },
+
   insert(db: Executor, values: Insertable<WebhooksTable>) {
     return db.insertInto('webhooks').values(values).returning(PUBLIC_COLUMNS).executeTakeFirstOrThrow();
   },

@@ -4,7 +4,7 @@ import type { DatabaseHandle } from '../../db/dialect.ts';
 import type { Executor } from '../../db/executor.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { InvalidFieldError, NotFoundError } from '../../errors.ts';
-import type { ChangeRecorder } from '../../events/change-recorder.ts';
+import type { ChangeRecorder } from '../changes/change-events.ts';
 import { decodeCursor, encodeCursor } from '../../shared/cursor.ts';
 import { toStoredDate } from '../../shared/dates.ts';
 import { hostOf, refusalOf, type Resolver } from './webhook-address.ts';

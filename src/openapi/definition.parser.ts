@@ -5,8 +5,8 @@ import {
   type ParseOptions,
   type SchemaOptions,
 } from 'yaml';
-import { BadRequestError } from '../../errors.ts';
-import { jsonDepthExceeds, yamlDepthExceeds } from '../../shared/nesting.ts';
+import { BadRequestError } from '../errors.ts';
+import { jsonDepthExceeds, yamlDepthExceeds } from '../shared/nesting.ts';
 
 export type DefinitionFormat = 'json' | 'yaml';
 

@@ -1,4 +1,6 @@
-import { slugify } from '../../shared/slug.ts';
+import { utf8Text } from '../shared/serialised.ts';
+import { slugify } from '../shared/slug.ts';
+import { parseStoredDefinition, type DefinitionFormat } from './definition.parser.ts';
 
 /** One operation of an OpenAPI document, as search indexes it. */
 export interface IndexedOperation {
@@ -82,3 +84,16 @@ export function referenceOperations(document: unknown): IndexedOperation[] {
   }
   return operations;
 }
+
+/** The operations of a stored definition, read in this thread. */
+export const operationsInPlace = (
+  definition: string | Uint8Array,
+  format: DefinitionFormat,
+): Promise<IndexedOperation[]> => {
+  try {
+    return Promise.resolve(referenceOperations(parseStoredDefinition(utf8Text(definition), format)));
+  } catch {
+    // Stored definitions were valid when uploaded; one that no longer parses has nothing to index.
+    return Promise.resolve([]);
+  }
+};

@@ -1,15 +1,19 @@
-import type { Actor } from '../auth/actor.ts';
-import type { KeyRecord } from '../auth/keys.service.ts';
-import type { Changelog, ChangelogPost } from '../modules/changelogs/changelogs.presenter.ts';
-import type { Category, Documentation } from '../modules/documentation/documentation.presenter.ts';
-import type { ImportReport } from '../modules/import/import.service.ts';
-import type { Page } from '../modules/pages/pages.presenter.ts';
-import type { ProjectRecord } from '../modules/projects/projects.presenter.ts';
-import type { ReaderAccess } from '../modules/reader-access/reader-access.presenter.ts';
-import type { Reference } from '../modules/references/references.presenter.ts';
-import type { User } from '../modules/users/users.presenter.ts';
-import type { Version } from '../modules/versions/versions.presenter.ts';
-import type { Webhook } from '../modules/webhooks/webhooks.presenter.ts';
+import type { KeyChange } from '../../auth/keys.service.ts';
+import type {
+  ChangeRecorder as Recorder,
+  ChangeSubscriber as Subscriber,
+  CommittedSubscriber as AfterCommit,
+} from '../../events/change-recorder.ts';
+import type { Changelog, ChangelogPost } from '../changelogs/changelogs.presenter.ts';
+import type { Category, Documentation } from '../documentation/documentation.presenter.ts';
+import type { ImportReport } from '../import/import.report.ts';
+import type { Page } from '../pages/pages.presenter.ts';
+import type { ProjectRecord } from '../projects/projects.presenter.ts';
+import type { ReaderAccess } from '../reader-access/reader-access.presenter.ts';
+import type { Reference } from '../references/references.presenter.ts';
+import type { User } from '../users/users.presenter.ts';
+import type { Version } from '../versions/versions.presenter.ts';
+import type { Webhook } from '../webhooks/webhooks.presenter.ts';
 
 /** One setting of a project that a change moved, for the audit scope it belongs to. */
 export interface ProjectChange {
@@ -27,8 +31,8 @@ export interface ProjectChange {
 export type ChangeEvent =
   | { type: 'project.created'; projectId: number; project: ProjectRecord }
   | { type: 'project.updated'; projectId: number; project: ProjectRecord; changes: ProjectChange[] }
-  | { type: 'api_key.created'; projectId: number; key: KeyRecord }
-  | { type: 'api_key.revoked'; projectId: number; key: KeyRecord }
+  /** the key use cases below the modules record these (src/auth/keys.service.ts) */
+  | KeyChange
   | { type: 'user.created'; projectId: number; user: User }
   | { type: 'version.created'; projectId: number; version: Version }
   | { type: 'version.updated'; projectId: number; version: Version; before: Version }
@@ -141,11 +145,7 @@ export type ChangeEvent =
 
 export type ChangeType = ChangeEvent['type'];
 
-/** A change as subscribers receive it: the event, who made it, from where, and when. */
-export interface RecordedChange {
-  event: ChangeEvent;
-  actor: Actor;
-  ipAddress: string | null;
-  /** milliseconds since the epoch, from the app's clock */
-  at: number;
-}
+/** The recorder (src/events/) over these events, as the services and subscribers name it. */
+export type ChangeRecorder = Recorder<ChangeEvent>;
+export type ChangeSubscriber = Subscriber<ChangeEvent>;
+export type CommittedSubscriber = AfterCommit<ChangeEvent>;

@@ -1,5 +1,5 @@
 import { PostgresAdapter, sql, type Compilable, type OperationNodeSource, type Transaction } from 'kysely';
-import type { Database } from '../db/schema.ts';
+import type { Database } from './schema.ts';
 
 /** A write whose result nobody reads, only (when asked) how many rows it wrote. */
 type Write = Compilable & OperationNodeSource;

@@ -1,5 +1,5 @@
 import { dereference, validate, type ParserOptions } from '@readme/openapi-parser';
-import { BadRequestError } from '../../errors.ts';
+import { BadRequestError } from '../errors.ts';
 import { assertManageable } from './definition.limits.ts';
 import { locate, pointerAtPrettyLine, type Location } from './definition.locator.ts';
 import { fileProblem, parseStoredDefinition, type ParsedDefinition } from './definition.parser.ts';

@@ -1,16 +1,16 @@
 import type { MarkdownIt, Token } from 'markdown-it';
-import { splitAssetMappings } from '../../content/assets.ts';
-import { PLUGIN_TOKEN, pluginMeta } from '../../content/block-plugin-rule.ts';
-import { safeLinkTarget } from '../../content/escape.ts';
-import { inlineToText } from '../../content/inline-text.ts';
-import { isAutoLinkOpen, type AutoLinkMeta } from '../../content/inline-rules.ts';
-import { darkdownParser } from '../../content/parser.ts';
-import { isInlineOnly, isPlainText } from '../../content/plain-text.ts';
-import type { Plugin } from '../../content/plugin-data.ts';
-import { tableColumns } from '../../content/plugin-data.ts';
-import { childState, envOf, rootState, type DarkdownState } from '../../content/render-state.ts';
-import { darkdownToText } from '../../content/text-renderer.ts';
-import { resolveVariables } from '../../content/variables.ts';
+import { splitAssetMappings } from './assets.ts';
+import { PLUGIN_TOKEN, pluginMeta } from './block-plugin-rule.ts';
+import { safeLinkTarget } from './escape.ts';
+import { inlineToText } from './inline-text.ts';
+import { isAutoLinkOpen, type AutoLinkMeta } from './inline-rules.ts';
+import { darkdownParser } from './parser.ts';
+import { isInlineOnly, isPlainText } from './plain-text.ts';
+import type { Plugin } from './plugin-data.ts';
+import { tableColumns } from './plugin-data.ts';
+import { childState, envOf, rootState, type DarkdownState } from './render-state.ts';
+import { darkdownToText } from './text-renderer.ts';
+import { resolveVariables } from './variables.ts';
 
 /** A link as a reader of the rendered page meets it. */
 export interface ScannedLink {
