@@ -15,10 +15,10 @@
  * build is timed once, when the data is made.
  *
  * Each round first asks each query once, one at a time, of a server that has answered none of them
- * (from round 2 the answers it keeps are made stale first, by a commit of another connection to the
- * SQLite file; on PostgreSQL none are kept), and times those first answers: what the engine costs per
- * query. The round's load runs then see a server that has answered every query once, as a
- * long-running server has (answers are kept until the database changes).
+ * (from round 2 the answers it keeps are made stale first: another connection moves the projects'
+ * change stamps), and times those first answers: what the engine costs per query. The round's load
+ * runs then see a server that has answered every query once, as a long-running server has (answers
+ * are kept until the project changes).
  *
  * Printed per round and as the median of rounds: the first answers' p50, p99 and max with the
  * server's CPU time per query; for each load run, req/s, the ratio to the fixed route in the same
@@ -32,13 +32,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import SQLite from 'better-sqlite3';
+import pg from 'pg';
 import Fastify from 'fastify';
 import { CLI_ACTOR, wholeProject } from '../src/auth/actor.ts';
 import { loadConfig } from '../src/config.ts';
 import { upgradeDatabase } from '../src/upgrade.ts';
 import { createDeps } from '../src/deps.ts';
 import { slugify } from '../src/shared/slug.ts';
-import { backendFromArgs, median, portArg, serverRun } from './fixtures/backend.ts';
+import { backendFromArgs, median, portArg, serverRun, withSearchPath } from './fixtures/backend.ts';
 import { arg, random, startChild } from './fixtures/load.ts';
 import { sampled } from './fixtures/operations.ts';
 import { runRounds, type LoadRow } from './fixtures/rounds.ts';
@@ -186,18 +187,30 @@ async function seed(databaseUrl: string, schema: string | undefined, pageCount: 
   }
 }
 
+const MOVE_STAMPS =
+  'insert into change_stamps (project_id, stamp) select id, 1 from projects where true ' +
+  'on conflict (project_id) do update set stamp = change_stamps.stamp + 1';
+
 /**
- * Makes the answers a server keeps stale: commits to the file by another connection. A name that
- * search does not show is changed and changed back (an update that leaves a row as it was commits
- * nothing the other connections would see).
+ * Makes the answers a server keeps stale: another connection moves every project's change stamp,
+ * under which the answers are kept, as a write to the project's pages would.
  */
-function forgetAnswers(databaseUrl: string): void {
-  const sqlite = new SQLite(databaseUrl.slice('sqlite:'.length));
+async function forgetAnswers(databaseUrl: string, pgUrl: string | null, schema: string | undefined) {
+  if (pgUrl === null) {
+    const sqlite = new SQLite(databaseUrl.slice('sqlite:'.length));
+    try {
+      sqlite.prepare(MOVE_STAMPS).run();
+    } finally {
+      sqlite.close();
+    }
+    return;
+  }
+  const client = new pg.Client({ connectionString: schema ? withSearchPath(pgUrl, schema) : pgUrl });
+  await client.connect();
   try {
-    sqlite.prepare("update projects set name = name || ' '").run();
-    sqlite.prepare('update projects set name = substr(name, 1, length(name) - 1)').run();
+    await client.query(MOVE_STAMPS);
   } finally {
-    sqlite.close();
+    await client.end();
   }
 }
 
@@ -255,9 +268,9 @@ async function main(): Promise<void> {
     const at = (values: number[], q: number) =>
       [...values].sort((a, b) => a - b)[Math.floor(q * (values.length - 1))] ?? NaN;
     // Each query once, one at a time, on a server that has answered none of them: what the engine
-    // costs before any answer is kept. Later rounds first make the kept answers stale (SQLite: a
-    // commit by another connection; PostgreSQL keeps none). The load runs then see a server that has
-    // answered each query once, as a long-running one has.
+    // costs before any answer is kept. Later rounds first make the kept answers stale (the projects'
+    // change stamps moved by another connection). The load runs then see a server that has answered
+    // each query once, as a long-running one has.
     const firsts: Array<{
       p50: number;
       p99: number;
@@ -266,7 +279,7 @@ async function main(): Promise<void> {
       databaseCpuUs: number | null;
     }> = [];
     const firstAnswers = async (round: number): Promise<string> => {
-      if (round > 1 && backend.pgUrl === null) forgetAnswers(seeded.databaseUrl);
+      if (round > 1) await forgetAnswers(seeded.databaseUrl, backend.pgUrl, backend.schema);
       const matched: number[] = [];
       const firstMs: number[] = [];
       const run = await sampled(
