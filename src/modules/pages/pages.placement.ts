@@ -4,6 +4,14 @@ import { InvalidFieldError, NotFoundError } from '../../errors.ts';
 import type { DocumentationService } from '../documentation/documentation.service.ts';
 import { pagesRepository as repo } from './pages.repository.ts';
 
+/** Where a page goes, for callers inside Quire (an import) that know the rows already. */
+export interface PagePlacement {
+  /** the category it joins, placed after the category's last page; null or absent: the end of the index */
+  categoryId?: number | null;
+  /** the page it is a child of, in the same section */
+  parentId?: number | null;
+}
+
 export interface Placement {
   categoryId: number | null;
   position: number;

@@ -200,3 +200,18 @@ export const pagesRepository = {
       .executeTakeFirst();
   },
 };
+
+/** The page's own fields of a view, as a write returned them (the joined ones are the caller's). */
+export function viewOf(row: PageRow) {
+  return {
+    id: row.id,
+    documentation_id: row.documentation_id,
+    title: row.title,
+    slug: row.slug,
+    listed: row.listed,
+    content_draft: row.content_draft,
+    content_published: row.content_published,
+    created: row.created,
+    updated: row.updated,
+  };
+}

@@ -19,9 +19,9 @@ import { toStoredDate } from '../../shared/dates.ts';
 import { assertSlug, slugify } from '../../shared/slug.ts';
 import { assertNotBlank } from '../../shared/text.ts';
 import { assertPageIfMatch, presentPage, type Page } from './pages.presenter.ts';
-import type { PagePlacer } from './pages.placement.ts';
+import type { PagePlacement, PagePlacer } from './pages.placement.ts';
 import type { PageQueries, PageView } from './pages.reads.repository.ts';
-import { pagesRepository as repo, type PageRow } from './pages.repository.ts';
+import { pagesRepository as repo, viewOf } from './pages.repository.ts';
 import { explicitSlug, regeneratedSlug } from './page-slugs.ts';
 import type { PageCreateInput, PageUpdateInput } from './pages.schemas.ts';
 
@@ -29,18 +29,12 @@ export const CREATE_MESSAGE = 'Created using API';
 export const UPDATE_MESSAGE = 'Updated using API';
 export const PUBLISH_MESSAGE = 'Published using API';
 
-/** Where a page goes, for callers inside Quire (an import) that know the rows already. */
-export interface PagePlacement {
-  /** the category it joins, placed after the category's last page; null or absent: the end of the index */
-  categoryId?: number | null;
-  /** the page it is a child of, in the same section */
-  parentId?: number | null;
-}
-
 /**
  * A page's writes: create, update and publish, one transaction each (or a part of the caller's), the
  * history entry and the change event inside it. PagesService hands these out; deletion is PageTrash's.
  */
+export type { PagePlacement };
+
 export class PageWriter {
   private readonly creates: TransactionGroups<string>;
 
@@ -301,19 +295,4 @@ export class PageWriter {
     await this.changes.record(tx, event(page), writes);
     return page;
   }
-}
-
-/** The page's own fields of a view, as a write returned them (the joined ones are the caller's). */
-function viewOf(row: PageRow) {
-  return {
-    id: row.id,
-    documentation_id: row.documentation_id,
-    title: row.title,
-    slug: row.slug,
-    listed: row.listed,
-    content_draft: row.content_draft,
-    content_published: row.content_published,
-    created: row.created,
-    updated: row.updated,
-  };
 }

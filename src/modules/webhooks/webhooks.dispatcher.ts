@@ -5,7 +5,7 @@ import { toStoredDate } from '../../shared/dates.ts';
 import type { Resolver } from './webhook-address.ts';
 import type { SecretBox } from './webhook-secrets.ts';
 import { WebhookSender, type AttemptResult } from './webhook-sender.ts';
-import { webhooksRepository as repo, type ClaimedDelivery } from './webhooks.repository.ts';
+import { outboxRepository as repo, type ClaimedDelivery } from './webhooks.outbox.repository.ts';
 
 /** After the first attempt fails, the next ones wait this long (extensions §5); then it has failed. */
 export const RETRY_DELAYS_MS = [5_000, 60_000, 600_000, 3_600_000, 21_600_000, 86_400_000] as const;

@@ -16,6 +16,7 @@ import {
   type AttemptRow,
   type Webhook,
 } from './webhooks.presenter.ts';
+import { outboxRepository as outbox } from './webhooks.outbox.repository.ts';
 import { webhooksRepository as repo } from './webhooks.repository.ts';
 import {
   DELIVERIES_PER_ANSWER,
@@ -127,7 +128,7 @@ export class WebhooksService {
 
   /** Deliveries of every project not yet sent nor given up (the metrics' queue depth). */
   pendingDeliveries(): Promise<number> {
-    return repo.countPending(this.database.reader);
+    return outbox.countPending(this.database.reader);
   }
 
   /**
