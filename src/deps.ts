@@ -5,6 +5,7 @@ import { openDatabase, type DatabaseHandle } from './db/dialect.ts';
 import { Metrics } from './http/metrics-collector.ts';
 import { ChangeRecorder } from './events/change-recorder.ts';
 import type { ChangeEvent } from './modules/changes/change-events.ts';
+import { afterCommit } from './db/after-commit.ts';
 import { ChangeStamps } from './db/change-stamps.ts';
 import { AllService } from './modules/all/all.service.ts';
 import { auditSubscriber } from './modules/audit/audit.subscriber.ts';
@@ -169,9 +170,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     onError: overrides.onWebhookError ?? (() => undefined),
   });
   const nudge = () => webhookDispatcher.nudge();
-  changes.subscribe(
-    webhooksSubscriber((trx) => changes.afterCommit(trx, nudge), new WebhookSubscriptions(database)),
-  );
+  changes.subscribe(webhooksSubscriber((trx) => afterCommit(trx, nudge), new WebhookSubscriptions(database)));
   const memoryBytes = config.cacheMemoryMb * 1024 * 1024;
   // Rendered contents take half the memory budget; page answers the other half.
   const renders = new RenderRoom(database, clock, workers, memoryBytes / 2);

@@ -55,11 +55,6 @@ export class ChangeRecorder<E> {
     this.committedSubscribers.push(subscriber);
   }
 
-  /** Work one change left for after its transaction commits (a nudge once deliveries were written). */
-  afterCommit(trx: Transaction<Database>, work: () => void): void {
-    afterCommit(trx, work);
-  }
-
   /**
    * `writes`, when given, holds the change's own writes queued already (its history row), sent with
    * the subscribers' in one go; every queued write is done when this returns.

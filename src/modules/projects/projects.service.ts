@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { wholeProject, type Actor, type Scope, type UseCaseContext } from '../../auth/actor.ts';
 import type { Clock } from '../../clock.ts';
+import { afterCommit } from '../../db/after-commit.ts';
 import type { Database, ProjectsTable } from '../../db/schema.ts';
 import type { Executor } from '../../db/executor.ts';
 import { inTransaction } from '../../db/transaction.ts';
@@ -102,7 +103,7 @@ export class ProjectsService {
       }
       // Keys cached with the project's settings are read again once the new ones have committed
       // (under an Idempotency-Key, that is when the key's transaction does, not when this returns).
-      this.changes.afterCommit(tx.transaction, this.afterUpdate);
+      afterCommit(tx.transaction, this.afterUpdate);
       return project;
     });
     return updated;
