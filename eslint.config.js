@@ -81,7 +81,7 @@ export default tseslint.config(
   // The layering, as lint errors (docs/decisions/0007-seams.md, 0022-layering.md). A later entry
   // replaces an earlier one's patterns for the files both match, so each lists all its own.
   {
-    files: ['src/**/*.ts'],
+    files: ['src/**/*.ts', 'src/**/*.tsx'],
     ignores: [...REPOSITORIES, 'src/db/**'],
     rules: { ...imports(SQL_TAG), 'no-restricted-syntax': ['error', ...QUERY_BUILDING] },
   },
@@ -118,6 +118,15 @@ export default tseslint.config(
   {
     files: ['src/auth/**/*.repository.ts'],
     rules: imports(INTO_MODULES, COMPOSITION_ROOT, AUTH_TO_EVENTS),
+  },
+  {
+    // The reader site reads through the modules' services: no SQL, no repository, no db/.
+    files: ['src/site/**/*.ts', 'src/site/**/*.tsx'],
+    rules: imports(ANY_REPOSITORY, ROUTES_TO_DB, SQL_TAG),
+  },
+  {
+    files: ['src/site/assets/*.js'],
+    languageOptions: { sourceType: 'script' },
   },
   {
     files: ['src/workers/**/*.ts'],

@@ -149,7 +149,7 @@ async function main(): Promise<void> {
       api('/version/latest/reference', {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body,
+        body: new Uint8Array(body),
       });
 
     const idle = 'nothing (3 s idle)';

@@ -208,7 +208,7 @@ async function main(): Promise<void> {
           const res = await fetch(`${base}/api/v1/import`, {
             method: 'POST',
             headers: { 'x-api-key': importKeys[round - 1] ?? '', 'content-type': 'application/zip' },
-            body: first.value.archive,
+            body: new Uint8Array(first.value.archive),
           });
           const report = (await res.json()) as { pages?: number };
           if (res.status !== 201) throw new Error(`import answered ${res.status}: ${JSON.stringify(report)}`);

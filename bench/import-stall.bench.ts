@@ -161,7 +161,7 @@ async function main(): Promise<void> {
           const res = await api('/import', {
             method: 'POST',
             headers: { 'content-type': 'application/zip' },
-            body: archive.zip,
+            body: new Uint8Array(archive.zip),
           });
           const report = (await res.json()) as { pages?: number };
           return { status: res.status, pages: report.pages ?? 0 };

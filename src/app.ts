@@ -15,6 +15,8 @@ import { registerIdempotency } from './http/idempotency.ts';
 import { registerMetrics } from './http/metrics.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { registerDocs } from './http/docs.ts';
+import { buildSite } from './site/site.ts';
+import { registerSite } from './site/site.routes.ts';
 import { BatchedLogStream, lazyChildLogger, RequestSummaryLog } from './http/request-log.ts';
 import { allRoutes } from './modules/all/all.routes.ts';
 import { auditRoutes } from './modules/audit/audit.routes.ts';
@@ -214,6 +216,8 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     done(null, payload);
   });
   registerErrorHandling(app);
+  // Before the API's hooks: a project's host serves its site on every path but Quire's own.
+  registerSite(app, buildSite(deps));
   registerPipeline(app, deps);
   registerIdempotency(app, deps.idempotency);
 

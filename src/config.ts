@@ -56,6 +56,11 @@ export interface Config {
   readonly renderAhead: boolean;
   /** SQLITE_MMAP_MB: how much of a SQLite file each connection reads through memory mapping (MiB; 0: none) */
   readonly sqliteMmapMb: number;
+  /**
+   * SITE_CACHE_CONTROL: the Cache-Control of public projects' site answers (default
+   * `public, max-age=0, must-revalidate`; an operator behind a CDN may add `s-maxage`)
+   */
+  readonly siteCacheControl: string;
 }
 
 export class ConfigError extends Error {
@@ -223,6 +228,11 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
   // SQLite's own ceiling is just under 2 GiB (SQLITE_MAX_MMAP_SIZE in the driver's build).
   const sqliteMmapMb = count('SQLITE_MMAP_MB', 0, 2047) ?? 1024;
 
+  const siteCacheControl = get('SITE_CACHE_CONTROL')?.trim() || 'public, max-age=0, must-revalidate';
+  if (!/^[A-Za-z0-9=,\- ]+$/.test(siteCacheControl)) {
+    problems.push('SITE_CACHE_CONTROL may hold only directives such as public, max-age=0, s-maxage=60');
+  }
+
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze({
     host,
@@ -251,5 +261,6 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     cacheMemoryMb,
     renderAhead,
     sqliteMmapMb,
+    siteCacheControl,
   });
 }

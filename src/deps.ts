@@ -7,6 +7,7 @@ import { ChangeRecorder } from './events/change-recorder.ts';
 import type { ChangeEvent } from './modules/changes/change-events.ts';
 import { afterCommit } from './db/after-commit.ts';
 import { ChangeStamps } from './db/change-stamps.ts';
+import { ReadersService } from './modules/readers/readers.service.ts';
 import { AllService } from './modules/all/all.service.ts';
 import { auditSubscriber } from './modules/audit/audit.subscriber.ts';
 import { AuditService } from './modules/audit/audit.service.ts';
@@ -67,6 +68,8 @@ export interface Deps {
   /** link scans stored for the report: made in the background as contents change; purged after 30 days */
   linkScans: LinkScanWarmer;
   all: AllService;
+  /** what readers can see, for the reader site: the project, its versions, a version's navigation */
+  readers: ReadersService;
   search: SearchService;
   exports: ExportService;
   /** Idempotency-Key claims and their answers, in the database */
@@ -240,6 +243,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     links: new BrokenLinksService(database, versions, workers, linkScans),
     linkScans,
     all: new AllService(reader, versions),
+    readers: new ReadersService(reader, (projectId) => stamps.current(projectId)),
     search,
     exports: new ExportService(database, versions, clock),
     idempotency,

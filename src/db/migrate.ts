@@ -27,6 +27,7 @@ import { searchWords } from './migrations/0012-search-words.ts';
 import { versionScope } from './migrations/0013-version-scope.ts';
 import { idempotencyHolder } from './migrations/0014-idempotency-holder.ts';
 import { searchChangeStamps } from './migrations/0015-search-change-stamps.ts';
+import { site } from './migrations/0016-site.ts';
 
 /** Append-only: never edit a migration that has shipped; add the next one here. */
 const MIGRATIONS: readonly Migration[] = [
@@ -45,6 +46,7 @@ const MIGRATIONS: readonly Migration[] = [
   versionScope,
   idempotencyHolder,
   searchChangeStamps,
+  site,
 ];
 
 /**

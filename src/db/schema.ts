@@ -22,6 +22,14 @@ export interface ProjectsTable {
   base_path: string | null;
   host: string | null;
   variables: string;
+  /** the host of `host`, lower-cased, as a request's Host names it (shared/site-host.ts) */
+  site_host: string | null;
+  site_logo: string | null;
+  /** `#rrggbb` */
+  site_color: string | null;
+  site_css: string | null;
+  /** the project's redirect rules, as the file gave them */
+  site_redirects: string | null;
   created: string;
   updated: string;
 }

@@ -89,6 +89,24 @@ export class PagesService {
     return this.reader.getBySlugs(ctx, query);
   }
 
+  /**
+   * A page's published contents in `format` for the reader site, which found the page readable
+   * through the readers' module; null when it has none (any more). Rendered and kept as the API's
+   * reads are (the render room), under the project's change stamp read before.
+   */
+  async publishedContents(
+    projectId: number,
+    id: number,
+    format: Exclude<PageFormat, 'darkdown'>,
+    stamp: string | null,
+  ): Promise<string | null> {
+    const view = await this.queries.readView(undefined, projectId, id);
+    if (!view) return null;
+    const { published } = await this.renders.pages.contents(view, format, { stamp });
+    if (published === null) return null;
+    return typeof published === 'string' ? published : (JSON.parse(Buffer.from(published.bytes).toString('utf8')) as string);
+  }
+
   /** `GET /page/{id}/history`: the page's revisions, newest first. */
   history(ctx: UseCaseContext, id: number, query: { hits?: number; cursor?: string }): Promise<RevisionList> {
     return this.revisions.list(ctx, id, query);

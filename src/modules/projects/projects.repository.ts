@@ -1,6 +1,7 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import { toCount, type Executor } from '../../db/executor.ts';
 import type { ProjectsTable } from '../../db/schema.ts';
+import { siteHostOf } from '../../shared/site-host.ts';
 
 export type ProjectRow = Selectable<ProjectsTable>;
 
@@ -71,13 +72,17 @@ export const projectsRepository = {
   },
 
   insert(db: Executor, values: Insertable<ProjectsTable>): Promise<ProjectRow> {
-    return db.insertInto('projects').values(values).returningAll().executeTakeFirstOrThrow();
+    return db
+      .insertInto('projects')
+      .values({ ...values, site_host: siteHostOf(values.host) })
+      .returningAll()
+      .executeTakeFirstOrThrow();
   },
 
   update(db: Executor, id: number, values: Updateable<ProjectsTable>): Promise<ProjectRow> {
     return db
       .updateTable('projects')
-      .set(values)
+      .set(values.host === undefined ? values : { ...values, site_host: siteHostOf(values.host as string | null) })
       .where('id', '=', id)
       .returningAll()
       .executeTakeFirstOrThrow();

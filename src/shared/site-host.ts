@@ -1,0 +1,20 @@
+/**
+ * The `Host` a project's `host` setting names: the URL's host with its port, lower-cased; a value
+ * without a scheme is read as a host name. Null when the setting names none.
+ */
+export function siteHostOf(host: string | null | undefined): string | null {
+  if (host === null || host === undefined || host.trim() === '') return null;
+  const text = host.trim();
+  try {
+    return new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `https://${text}`).host.toLowerCase();
+  } catch {
+    return null;
+  }
+}
+
+/** A base path as the site matches it: `/` and none are the root; otherwise `/a/b`, no trailing slash. */
+export function normaliseBasePath(basePath: string | null | undefined): string {
+  if (basePath === null || basePath === undefined) return '';
+  const parts = basePath.split('/').filter((part) => part !== '');
+  return parts.length === 0 ? '' : `/${parts.join('/')}`;
+}

@@ -1,0 +1,181 @@
+/* The reader site's script. Everything works without it; it adds search as you type, copy buttons on
+   code blocks and the dark/light toggle. It talks to nothing but the site. */
+/* global document, window, localStorage, fetch, navigator, URL, AbortController */
+(function () {
+  'use strict';
+  var root = document.documentElement;
+  var THEME_KEY = 'quire-theme';
+
+  function storedTheme() {
+    try {
+      return localStorage.getItem(THEME_KEY);
+    } catch {
+      return null;
+    }
+  }
+
+  function applyTheme(theme) {
+    if (theme === 'dark' || theme === 'light') root.setAttribute('data-theme', theme);
+    else root.removeAttribute('data-theme');
+  }
+
+  function currentTheme() {
+    var set = root.getAttribute('data-theme');
+    if (set) return set;
+    return window.matchMedia && window.matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light';
+  }
+
+  applyTheme(storedTheme());
+
+  function setUpThemeToggle() {
+    var toggle = document.querySelector('.theme-toggle');
+    if (!toggle) return;
+    var label = function () {
+      var dark = currentTheme() === 'dark';
+      toggle.setAttribute('aria-pressed', dark ? 'true' : 'false');
+      toggle.textContent = dark ? 'Light theme' : 'Dark theme';
+    };
+    toggle.hidden = false;
+    label();
+    toggle.addEventListener('click', function () {
+      var next = currentTheme() === 'dark' ? 'light' : 'dark';
+      applyTheme(next);
+      try {
+        localStorage.setItem(THEME_KEY, next);
+      } catch {
+        /* a reader's choice is kept only where storage allows */
+      }
+      label();
+    });
+  }
+
+  function setUpCopyButtons() {
+    var blocks = document.querySelectorAll('.content pre');
+    for (var i = 0; i < blocks.length; i++) {
+      (function (pre) {
+        var button = document.createElement('button');
+        button.type = 'button';
+        button.className = 'copy-button';
+        button.textContent = 'Copy';
+        button.setAttribute('aria-label', 'Copy code to clipboard');
+        button.addEventListener('click', function () {
+          var code = pre.querySelector('code');
+          var text = (code || pre).innerText;
+          var done = function () {
+            button.textContent = 'Copied';
+            window.setTimeout(function () {
+              button.textContent = 'Copy';
+            }, 1500);
+          };
+          if (navigator.clipboard && navigator.clipboard.writeText) {
+            navigator.clipboard.writeText(text).then(done, function () {
+              button.textContent = 'Copy failed';
+            });
+          }
+        });
+        pre.appendChild(button);
+      })(blocks[i]);
+    }
+  }
+
+  function setUpSearch() {
+    var form = document.querySelector('.search-form');
+    if (!form) return;
+    var input = form.querySelector('input[name="q"]');
+    var list = form.querySelector('.suggestions');
+    var endpoint = form.getAttribute('data-suggest');
+    if (!input || !list || !endpoint) return;
+    var pending = null;
+    var timer = null;
+    var selected = -1;
+
+    function clear() {
+      while (list.firstChild) list.removeChild(list.firstChild);
+      input.setAttribute('aria-expanded', 'false');
+      selected = -1;
+    }
+
+    function show(hits) {
+      clear();
+      for (var i = 0; i < hits.length; i++) {
+        var item = document.createElement('li');
+        item.setAttribute('role', 'presentation');
+        var link = document.createElement('a');
+        link.href = hits[i].url;
+        link.id = 'suggestion-' + i;
+        link.setAttribute('role', 'option');
+        var title = document.createElement('strong');
+        title.textContent = hits[i].title;
+        link.appendChild(title);
+        if (hits[i].context) {
+          var context = document.createElement('small');
+          context.textContent = ' ' + hits[i].context;
+          link.appendChild(context);
+        }
+        item.appendChild(link);
+        list.appendChild(item);
+      }
+      input.setAttribute('aria-expanded', hits.length > 0 ? 'true' : 'false');
+    }
+
+    function select(index) {
+      var links = list.querySelectorAll('a');
+      if (links.length === 0) return;
+      selected = (index + links.length) % links.length;
+      for (var i = 0; i < links.length; i++) {
+        links[i].setAttribute('aria-selected', i === selected ? 'true' : 'false');
+      }
+      input.setAttribute('aria-activedescendant', links[selected].id);
+    }
+
+    input.addEventListener('input', function () {
+      window.clearTimeout(timer);
+      var q = input.value.trim();
+      if (q === '') {
+        clear();
+        return;
+      }
+      timer = window.setTimeout(function () {
+        if (pending) pending.abort();
+        pending = new AbortController();
+        var url = new URL(endpoint, window.location.href);
+        url.searchParams.set('q', q);
+        fetch(url.toString(), { signal: pending.signal, headers: { accept: 'application/json' } })
+          .then(function (response) {
+            return response.ok ? response.json() : { hits: [] };
+          })
+          .then(function (body) {
+            if (input.value.trim() === q) show(body.hits || []);
+          })
+          .catch(function () {
+            /* the form still submits to the results page */
+          });
+      }, 120);
+    });
+    input.addEventListener('keydown', function (event) {
+      if (event.key === 'ArrowDown') {
+        event.preventDefault();
+        select(selected + 1);
+      } else if (event.key === 'ArrowUp') {
+        event.preventDefault();
+        select(selected - 1);
+      } else if (event.key === 'Enter' && selected >= 0) {
+        var links = list.querySelectorAll('a');
+        if (links[selected]) {
+          event.preventDefault();
+          window.location.href = links[selected].href;
+        }
+      } else if (event.key === 'Escape') {
+        clear();
+      }
+    });
+  }
+
+  function ready() {
+    setUpThemeToggle();
+    setUpCopyButtons();
+    setUpSearch();
+  }
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', ready);
+  else ready();
+})();

@@ -1,0 +1,314 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Config } from '../config.ts';
+import type { PagesService } from '../modules/pages/pages.service.ts';
+import type { Navigation, ProjectView, ReadersService } from '../modules/readers/readers.service.ts';
+import { LruCache } from '../shared/lru-cache.ts';
+import { siteHostOf } from '../shared/site-host.ts';
+import { parseAddress, type SiteAddress } from './site.address.ts';
+import { HTML, sendSiteAnswer, strongTag, type SiteAnswer } from './site.answer.ts';
+import { projectStylesheet, SiteAssets } from './site.assets.ts';
+import { describe, tableOfContents } from './site.content.ts';
+import { href, type SiteContext } from './site.context.ts';
+import { htmlDocument } from './site.html.ts';
+import { BareDocument } from './templates/bare.tsx';
+import { LandingDocument } from './templates/landing.tsx';
+import { NotFoundDocument } from './templates/not-found.tsx';
+import { PageDocument } from './templates/page.tsx';
+import type { SwitchTarget } from './templates/version-switcher.tsx';
+
+/** Where a request reached a site: the project, and the root its addresses are below. */
+export interface SiteRequest {
+  projectId: number;
+  /** `''`, `/base` or `/sites/7` */
+  root: string;
+  /** the path below the root, as the request gave it (still percent-encoded) */
+  path: string;
+}
+
+interface Kept {
+  stamp: string;
+  answer: SiteAnswer;
+  etag: string;
+}
+
+/** What an address handler is given. */
+export interface AddressContext {
+  site: SiteContext;
+  request: FastifyRequest;
+}
+
+/** An extra kind of address (references, changelogs, search, machine files) and what answers it. */
+export type AddressHandler = (ctx: AddressContext, address: SiteAddress) => Promise<SiteAnswer | null>;
+
+/**
+ * The reader site (../shared/spec/site.md, docs/decisions/0027-reader-site.md): an address below a
+ * site's root → what readers may see there, rendered by the templates. Answers of addresses without a
+ * query are kept under the project's change stamp, so a cached page costs a stamp read and a lookup,
+ * and a change shows at the next request.
+ */
+export class SiteHandler {
+  readonly assets = new SiteAssets();
+  private readonly kept = new LruCache<Kept>(20_000, 64 * 1024 * 1024, (k) => k.answer.body.length + 200);
+  private readonly handlers = new Map<SiteAddress['kind'], AddressHandler>();
+
+  constructor(
+    private readonly config: Config,
+    readonly readers: ReadersService,
+    private readonly pages: PagesService,
+  ) {}
+
+  /** Adds what answers a kind of address (the site's features register themselves here). */
+  on(kind: SiteAddress['kind'], handler: AddressHandler): void {
+    this.handlers.set(kind, handler);
+  }
+
+  /** Answers a request of a site; a failure is the site's own error page, never the API's envelope. */
+  async serve(request: FastifyRequest, reply: FastifyReply, at: SiteRequest): Promise<FastifyReply> {
+    try {
+      return await this.serveAddress(request, reply, at);
+    } catch (error) {
+      request.log.warn({ err: error }, 'the site could not answer');
+      if (reply.sent) return reply;
+      return reply
+        .code(503)
+        .header('retry-after', '2')
+        .header('cache-control', 'no-store')
+        .header('content-security-policy', "default-src 'none'")
+        .type(HTML)
+        .send(UNAVAILABLE);
+    }
+  }
+
+  private async serveAddress(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    at: SiteRequest,
+  ): Promise<FastifyReply> {
+    const stamp = await this.readers.stamp(at.projectId);
+    const view = await this.readers.view(at.projectId, stamp);
+    if (view === null) return this.bareNotFound(reply);
+    const site = this.context(request, view, at, stamp);
+    const cacheControl =
+      view.project.access === 'public' ? this.config.siteCacheControl : 'private, no-store';
+    const address = parseAddress(at.path);
+    if (address.kind === 'asset') {
+      return sendSiteAnswer(
+        request,
+        reply,
+        this.asset(site, address.name) ?? (await this.notFound(site)),
+        cacheControl,
+      );
+    }
+    // Private projects are served once reader sessions exist (site.md §6); until then nothing of one
+    // leaves but robots.txt, which keeps crawlers out.
+    if (view.project.access === 'invite' && address.kind !== 'robots') {
+      return sendSiteAnswer(request, reply, await this.notFound(site), cacheControl);
+    }
+    const key = `${at.projectId}\n${site.canonicalRoot}\n${at.root}\n${at.path}`;
+    const query = request.url.indexOf('?');
+    const cacheable = stamp !== null && (query === -1 || address.kind !== 'search');
+    if (cacheable) {
+      const kept = this.kept.get(key);
+      if (kept && kept.stamp === stamp)
+        return sendSiteAnswer(request, reply, kept.answer, cacheControl, kept.etag);
+    }
+    const answer = (await this.answer({ site, request }, address)) ?? (await this.notFound(site));
+    const etag = strongTag(answer.body);
+    if (cacheable && stamp !== null && answer.status !== 503) this.kept.set(key, { stamp, answer, etag });
+    return sendSiteAnswer(request, reply, answer, cacheControl, etag);
+  }
+
+  private context(
+    request: FastifyRequest,
+    view: ProjectView,
+    at: SiteRequest,
+    stamp: string | null,
+  ): SiteContext {
+    const project = view.project;
+    const projectHost = siteHostOf(project.host);
+    const protocol = project.host !== null && /^http:\/\//i.test(project.host.trim()) ? 'http' : 'https';
+    const canonicalRoot =
+      projectHost === null
+        ? `${request.protocol}://${request.host}${at.root}`
+        : `${protocol}://${projectHost}${project.basePath}`;
+    const css = projectStylesheet(project.color, project.css);
+    return {
+      view,
+      root: at.root,
+      canonicalRoot,
+      stamp,
+      assets: {
+        css: `${at.root}/_site/${this.assets.css.name}`,
+        js: `${at.root}/_site/${this.assets.js.name}`,
+        projectCss: css === null ? null : `${at.root}/_site/${css.name}`,
+      },
+    };
+  }
+
+  private asset(site: SiteContext, name: string): SiteAnswer | null {
+    const own = this.assets.get(name);
+    if (own) return { status: 200, type: own.type, body: own.body, immutable: true };
+    const css = projectStylesheet(site.view.project.color, site.view.project.css);
+    if (css !== null && css.name === name)
+      return { status: 200, type: css.type, body: css.body, immutable: true };
+    return null;
+  }
+
+  private async answer(ctx: AddressContext, address: SiteAddress): Promise<SiteAnswer | null> {
+    const { site } = ctx;
+    const versions = site.view.versions;
+    switch (address.kind) {
+      case 'landing': {
+        const first = versions[0];
+        const navigation = first ? await this.navigation(site, first.slug) : null;
+        return this.html(
+          LandingDocument({
+            site,
+            navigation,
+            switchTargets: navigation ? this.switchTargets(site, navigation, null) : [],
+          }),
+        );
+      }
+      case 'latest': {
+        const first = versions[0];
+        if (!first) return null;
+        const rest = address.rest.map(encodeURIComponent).join('/');
+        return redirect(302, href(site, rest === '' ? `/${first.slug}` : `/${first.slug}/${rest}`));
+      }
+      case 'version': {
+        const navigation = await this.navigation(site, address.version);
+        const first = navigation?.order[0];
+        return first ? redirect(302, href(site, first.path)) : null;
+      }
+      case 'section': {
+        const navigation = await this.navigation(site, address.version);
+        const first = navigation?.bySlug.get(address.section)?.first;
+        return first ? redirect(302, href(site, first.path)) : null;
+      }
+      case 'page':
+      case 'markdown':
+        return this.page(site, address);
+      case 'robots':
+        return this.robots(site);
+      case 'asset':
+      case 'unknown':
+        return null;
+      case 'reference':
+      case 'changelog':
+      case 'feed':
+      case 'post':
+      case 'search':
+      case 'search-json':
+      case 'llms':
+      case 'sitemap':
+      case 'reserved': {
+        const handler = this.handlers.get(address.kind);
+        return handler ? handler(ctx, address) : null;
+      }
+    }
+  }
+
+  /** A published version's navigation by slug, or null when readers see no such version. */
+  async navigation(site: SiteContext, slug: string): Promise<Navigation | null> {
+    const version = site.view.versions.find((v) => v.slug === slug);
+    if (!version) return null;
+    return this.readers.navigation(site.view.project.id, version, site.stamp);
+  }
+
+  /** The switcher's entries: every published version, at the same page's address where it has one. */
+  switchTargets(site: SiteContext, navigation: Navigation, pagePath: string | null): SwitchTarget[] {
+    if (site.view.versions.length < 2) return [];
+    const below = pagePath === null ? null : pagePath.slice(navigation.version.slug.length + 1);
+    return site.view.versions.map((version) => ({
+      version,
+      path: below === null ? `/${version.slug}` : `/${version.slug}${below}`,
+    }));
+  }
+
+  private async page(
+    site: SiteContext,
+    address: Extract<SiteAddress, { kind: 'page' | 'markdown' }>,
+  ): Promise<SiteAnswer | null> {
+    const navigation = await this.navigation(site, address.version);
+    const section = navigation?.bySlug.get(address.section);
+    if (!navigation || !section) return null;
+    const row = await this.readers.readablePage(section.id, address.page);
+    if (!row) return null;
+    const projectId = site.view.project.id;
+    if (address.kind === 'markdown') {
+      const markdown = await this.pages.publishedContents(projectId, row.id, 'markdown', site.stamp);
+      return markdown === null ? null : { status: 200, type: 'text/markdown; charset=utf-8', body: markdown };
+    }
+    const html = await this.pages.publishedContents(projectId, row.id, 'html', site.stamp);
+    if (html === null) return null;
+    const path = `/${navigation.version.slug}/${section.slug}/${row.slug}`;
+    const index = navigation.order.findIndex((p) => p.id === row.id);
+    const parents = [];
+    for (let parent = navigation.order[index]; parent !== undefined;) {
+      const up = navigation.order.find((p) => p.children.some((child) => child.id === parent?.id));
+      if (up) parents.unshift(up);
+      parent = up;
+    }
+    return this.html(
+      PageDocument({
+        site,
+        navigation,
+        section,
+        page: { id: row.id, title: row.title, path },
+        html,
+        toc: tableOfContents(html),
+        description: describe(html, row.title),
+        published: await this.readers.lastPublished(row.id),
+        previous: index > 0 ? (navigation.order[index - 1] ?? null) : null,
+        next: index >= 0 ? (navigation.order[index + 1] ?? null) : null,
+        parents,
+        switchTargets: this.switchTargets(site, navigation, path),
+        canonical: `${site.canonicalRoot}${path}`,
+      }),
+    );
+  }
+
+  private robots(site: SiteContext): SiteAnswer {
+    const body =
+      site.view.project.access === 'invite'
+        ? 'User-agent: *\nDisallow: /\n'
+        : `User-agent: *\nAllow: /\n\nSitemap: ${site.canonicalRoot}/sitemap.xml\n`;
+    return { status: 200, type: 'text/plain; charset=utf-8', body };
+  }
+
+  html(document: ReturnType<typeof PageDocument>, status: SiteAnswer['status'] = 200): SiteAnswer {
+    return { status, type: HTML, body: htmlDocument(document) };
+  }
+
+  private async notFound(site: SiteContext): Promise<SiteAnswer> {
+    return this.html(NotFoundDocument({ site }), 404);
+  }
+
+  /** A site of no project: the not-found page without a project's header. */
+  private bareNotFound(reply: FastifyReply): FastifyReply {
+    return reply
+      .code(404)
+      .header('cache-control', 'no-store')
+      .header('content-security-policy', "default-src 'none'")
+      .type(HTML)
+      .send(NO_SITE);
+  }
+}
+
+/** The two answers that have no project to show: fixed documents, nothing of the request in them. */
+const NO_SITE = htmlDocument(
+  BareDocument({ title: 'Not found', text: 'No documentation site is at this address.' }),
+);
+const UNAVAILABLE = htmlDocument(
+  BareDocument({
+    title: 'Unavailable',
+    text: 'The documentation cannot be shown right now. Try again in a moment.',
+  }),
+);
+
+export const redirect = (status: 301 | 302, location: string): SiteAnswer => ({
+  status,
+  type: 'text/plain; charset=utf-8',
+  body: `Redirecting to ${location}`,
+  location,
+});

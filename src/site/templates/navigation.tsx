@@ -1,0 +1,86 @@
+import type { Navigation, NavPage } from '../../modules/readers/readers.service.ts';
+import { href, type SiteContext } from '../site.context.ts';
+
+interface NavProps {
+  site: SiteContext;
+  navigation: Navigation;
+  /** the page shown, marked `aria-current="page"` */
+  currentId?: number;
+  /** the reference shown */
+  currentPath?: string;
+}
+
+/** A version's navigation: its sections, categories as groups, sub-pages nested, then references. */
+export function SiteNavigation({ site, navigation, currentId, currentPath }: NavProps) {
+  return (
+    <aside class="sidebar">
+      <nav aria-label="Documentation">
+        {navigation.sections
+          .filter((section) => section.first !== null)
+          .map((section) => (
+            <section key={section.id}>
+              <h2>{section.title}</h2>
+              <ul>
+                {section.items.map((item) =>
+                  item.kind === 'page' ? (
+                    <PageItem key={`p${item.page.id}`} site={site} page={item.page} currentId={currentId} />
+                  ) : (
+                    <li key={`c${item.id}`}>
+                      <p class="category">{item.title}</p>
+                      <ul>
+                        {item.pages.map((page) => (
+                          <PageItem key={page.id} site={site} page={page} currentId={currentId} />
+                        ))}
+                      </ul>
+                    </li>
+                  ),
+                )}
+              </ul>
+            </section>
+          ))}
+        {navigation.references.length > 0 ? (
+          <section>
+            <h2>API reference</h2>
+            <ul>
+              {navigation.references.map((reference) => (
+                <li key={reference.id}>
+                  <a
+                    href={href(site, reference.path)}
+                    aria-current={currentPath === reference.path ? 'page' : undefined}
+                  >
+                    {reference.title}
+                  </a>
+                </li>
+              ))}
+            </ul>
+          </section>
+        ) : null}
+      </nav>
+    </aside>
+  );
+}
+
+function PageItem({
+  site,
+  page,
+  currentId,
+}: {
+  site: SiteContext;
+  page: NavPage;
+  currentId: number | undefined;
+}) {
+  return (
+    <li>
+      <a href={href(site, page.path)} aria-current={page.id === currentId ? 'page' : undefined}>
+        {page.title}
+      </a>
+      {page.children.length > 0 ? (
+        <ul>
+          {page.children.map((child) => (
+            <PageItem key={child.id} site={site} page={child} currentId={currentId} />
+          ))}
+        </ul>
+      ) : null}
+    </li>
+  );
+}
