@@ -30,6 +30,7 @@ describe('configuration', () => {
       cacheMemoryMb: 256,
       renderAhead: true,
       sqliteMmapMb: 1024,
+      siteCacheControl: 'public, max-age=0, must-revalidate',
     });
   });
 
@@ -59,8 +60,10 @@ describe('configuration', () => {
       METRICS: 'false',
       CACHE_MEMORY_MB: '1024',
       SQLITE_MMAP_MB: '0',
+      SITE_CACHE_CONTROL: 'public, max-age=0, s-maxage=60',
     });
     expect(config).toMatchObject({
+      siteCacheControl: 'public, max-age=0, s-maxage=60',
       cacheMemoryMb: 1024,
       sqliteMmapMb: 0,
       redisKeyPrefix: 'docs-eu:rl:',

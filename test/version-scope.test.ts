@@ -136,6 +136,8 @@ const fullUrl = (url: string) =>
 /** GET routes with nothing of any project to show, and why. */
 const IRRELEVANT: Record<string, string> = {
   '/docs': 'the browsable API reference: a static page, the same for every project',
+  '/sites/:projectId': 'the reader site: what readers of the project see, which no key scopes',
+  '/sites/:projectId*': 'the reader site: what readers of the project see, which no key scopes',
   '/docs/static/index.html': 'a static file of the API reference',
   '/docs/static/swagger-initializer.js': 'a static file of the API reference',
   '/docs*': 'static files of the API reference',
