@@ -1,3 +1,4 @@
+import { highlightCode } from './highlight.ts';
 import { safeLinkTarget } from './escape.ts';
 import {
   codeLanguage,
@@ -39,7 +40,7 @@ function codeHtml(entry: CodeEntry, n: HtmlNesting): string {
   const language = codeLanguage(entry.language);
   const cls = language === '' ? '' : n.attr('code', 'class', `language-${language}`);
   const code = entry.code.endsWith('\n') ? entry.code : `${entry.code}\n`;
-  return `<pre><code${cls}>${n.escape(code)}</code></pre>\n`;
+  return `<pre><code${cls}>${highlightCode(code, language) ?? n.escape(code)}</code></pre>\n`;
 }
 
 function codeBlockHtml(entries: readonly CodeEntry[], n: HtmlNesting): string {

@@ -1,3 +1,4 @@
+import { highlightCode } from './highlight.ts';
 import MarkdownItConstructor, { type Env, type Renderer, type RendererRule, type Token } from 'markdown-it';
 import { splitAssetMappings } from './assets.ts';
 import { PLUGIN_TEXT_TOKEN, PLUGIN_TOKEN, pluginMeta } from './block-plugin-rule.ts';
@@ -205,7 +206,8 @@ function writeAsSanitised(renderer: Renderer): void {
       cls = cls === null ? languageClass : `${cls} ${languageClass}`;
     }
     if (cls !== null) attrs = attributeHtml('code', 'class', cls) + attrs;
-    return `<pre><code${attrs}>${escapeText(token.content)}</code></pre>\n`;
+    const highlighted = highlightCode(token.content, language);
+    return `<pre><code${attrs}>${highlighted ?? escapeText(token.content)}</code></pre>\n`;
   };
   rules.html_block = rawHtmlRule;
   rules.html_inline = rawHtmlRule;

@@ -1,3 +1,4 @@
+import { highlightCode } from './highlight.ts';
 import MarkdownItConstructor, { type Env, type MarkdownIt, type Token } from 'markdown-it';
 import footnote from 'markdown-it-footnote';
 import { blockPluginRule } from './block-plugin-rule.ts';
@@ -57,7 +58,14 @@ export function tokensInSourceOrder(tokens: Token[], env: Env): Token[] {
 
 /** GitHub-flavoured Markdown, and with `darkdown` the Darkdown constructs on top. */
 function createParser(darkdown: boolean, linkify = true): MarkdownIt {
-  const md = new MarkdownItConstructor({ html: true, linkify, typographer: false });
+  // Fences in a language highlight.js knows are highlighted as the page renders (highlight.ts); the
+  // fast path's own fence rule (html-renderer.ts) calls the same function.
+  const md = new MarkdownItConstructor({
+    html: true,
+    linkify,
+    typographer: false,
+    highlight: (code, language) => highlightCode(code, language) ?? '',
+  });
   useDirectStates(md);
   useParseShortcuts(md);
   // GFM autolinks: URLs with a scheme, emails and `www.` hosts, but not bare `example.com` (linkify-it's

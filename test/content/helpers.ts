@@ -21,3 +21,6 @@ export function page(...blocks: string[]): string {
 export function squash(html: string): string {
   return html.replace(/>\s+</g, '><').trim();
 }
+
+/** HTML without highlight.js's spans: for tests about what surrounds code, not how it is coloured. */
+export const plainCode = (html: string): string => html.replace(/<span class="hljs-[^"]*">|<\/span>/g, '');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { renderHtml } from '../../src/content/index.ts';
-import { page, plugin, squash } from './helpers.ts';
+import { page, plainCode, plugin, squash } from './helpers.ts';
 
 describe('renderHtml: block plugins', () => {
   it('renders a callout with its title in its own element and Darkdown text', () => {
@@ -15,7 +15,7 @@ describe('renderHtml: block plugins', () => {
 
   it('renders a list and a code block inside a callout', () => {
     const text = 'Steps:\n\n- first\n- second\n\n```js\nconst a = 1 < 2;\n```';
-    const html = squash(renderHtml(plugin('callout', { type: 'error', title: '', text })));
+    const html = squash(plainCode(renderHtml(plugin('callout', { type: 'error', title: '', text }))));
     expect(html).toContain('<div class="callout callout-error">');
     expect(html).not.toContain('callout-title');
     expect(html).toContain('<ul><li>first</li><li>second</li></ul>');
@@ -28,11 +28,14 @@ describe('renderHtml: block plugins', () => {
     );
   });
 
-  it('renders a one-entry code block as pre/code, escaped', () => {
+  it('renders a one-entry code block as pre/code, escaped and highlighted', () => {
     const html = renderHtml(
       plugin('code-block', { languageBlocks: [{ language: 'html', code: '<b>&</b>' }] }),
     );
-    expect(html).toBe('<pre><code class="language-html">&lt;b&gt;&amp;&lt;/b&gt;\n</code></pre>\n');
+    expect(html).toBe(
+      '<pre><code class="language-html"><span class="hljs-tag">&lt;<span class="hljs-name">b</span>&gt;</span>&amp;' +
+        '<span class="hljs-tag">&lt;/<span class="hljs-name">b</span>&gt;</span>\n</code></pre>\n',
+    );
   });
 
   it('gives language "none" no highlighting class', () => {
@@ -42,7 +45,9 @@ describe('renderHtml: block plugins', () => {
 
   it('keeps the title of a single titled code entry', () => {
     const html = squash(
-      renderHtml(plugin('code-block', { languageBlocks: [{ language: 'sh', code: 'ls', title: 'List' }] })),
+      plainCode(
+        renderHtml(plugin('code-block', { languageBlocks: [{ language: 'sh', code: 'ls', title: 'List' }] })),
+      ),
     );
     expect(html).toBe(
       '<div class="code-block"><div class="code-title">List</div><pre><code class="language-sh">ls\n</code></pre></div>',
@@ -51,14 +56,16 @@ describe('renderHtml: block plugins', () => {
 
   it('renders several entries as code tabs, titled by title or language', () => {
     const html = squash(
-      renderHtml(
-        plugin('code-block', {
-          languageBlocks: [
-            { language: 'js', code: 'a()', title: 'Node <18>' },
-            { language: 'python', code: 'b()' },
-            { language: 'none', code: 'c' },
-          ],
-        }),
+      plainCode(
+        renderHtml(
+          plugin('code-block', {
+            languageBlocks: [
+              { language: 'js', code: 'a()', title: 'Node <18>' },
+              { language: 'python', code: 'b()' },
+              { language: 'none', code: 'c' },
+            ],
+          }),
+        ),
       ),
     );
     expect(html).toBe(
