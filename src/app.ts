@@ -16,7 +16,8 @@ import { registerMetrics } from './http/metrics.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { registerDocs } from './http/docs.ts';
 import { buildSite } from './site/site.ts';
-import { registerSite } from './site/site.routes.ts';
+import { answerMalformedOnSite, registerSite } from './site/site.routes.ts';
+import type { SiteHandler } from './site/site.handler.ts';
 import { BatchedLogStream, lazyChildLogger, RequestSummaryLog } from './http/request-log.ts';
 import { allRoutes } from './modules/all/all.routes.ts';
 import { auditRoutes } from './modules/audit/audit.routes.ts';
@@ -152,6 +153,8 @@ function registerNodeLevelAnswers(app: FastifyInstance): void {
 }
 
 export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<FastifyInstance> {
+  // Built below, once the app is; a URL Fastify cannot route may still be a site's.
+  let site: SiteHandler | null = null;
   const app = Fastify({
     logger: options.logger ?? { level: deps.config.logLevel, stream: new BatchedLogStream() },
     // One line per request, and a request's child logger only when something is written through it.
@@ -181,6 +184,16 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     // Errors Fastify raises before routing (a malformed URL) get the same body and request id.
     frameworkErrors: (error, request, reply) => {
       reply.header('x-request-id', request.id);
+      if (error.code === 'FST_ERR_BAD_URL' && site !== null) {
+        const answering = site;
+        void answerMalformedOnSite(answering, request, reply).then(
+          (answered) => {
+            if (!answered) sendError(reply, 400, 'Malformed URL.');
+          },
+          () => sendError(reply, 400, 'Malformed URL.'),
+        );
+        return;
+      }
       const status = typeof error.statusCode === 'number' && error.statusCode < 500 ? error.statusCode : 400;
       sendError(reply, status, error.code === 'FST_ERR_BAD_URL' ? 'Malformed URL.' : error.message);
     },
@@ -217,7 +230,8 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   });
   registerErrorHandling(app);
   // Before the API's hooks: a project's host serves its site on every path but Quire's own.
-  registerSite(app, buildSite(deps));
+  site = buildSite(deps);
+  registerSite(app, site);
   registerPipeline(app, deps);
   registerIdempotency(app, deps.idempotency);
 

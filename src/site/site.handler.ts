@@ -25,6 +25,8 @@ export interface SiteRequest {
   path: string;
 }
 
+const MAX_ID = 2_147_483_647;
+
 interface Kept {
   stamp: string;
   answer: SiteAnswer;
@@ -84,6 +86,10 @@ export class SiteHandler {
     reply: FastifyReply,
     at: SiteRequest,
   ): Promise<FastifyReply> {
+    // Ids are 32-bit on both databases: a larger one names no project (and PostgreSQL would refuse it).
+    if (!Number.isSafeInteger(at.projectId) || at.projectId < 1 || at.projectId > MAX_ID) {
+      return this.bareNotFound(reply);
+    }
     const stamp = await this.readers.stamp(at.projectId);
     const view = await this.readers.view(at.projectId, stamp);
     if (view === null) return this.bareNotFound(reply);

@@ -77,3 +77,27 @@ async function onProjectHost(
   });
   return true;
 }
+
+/**
+ * A request whose URL Fastify could not route (a percent-encoding that does not decode): when it is
+ * a site's, the site answers it (its not-found page); false when it is Quire's own.
+ */
+export async function answerMalformedOnSite(
+  site: SiteHandler,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<boolean> {
+  const match = SITES.exec(request.url);
+  if (match) {
+    await site.serve(request, reply, {
+      projectId: Number(match[1]),
+      root: `/sites/${match[1] ?? ''}`,
+      path: match[2] ?? '/',
+    });
+    return true;
+  }
+  const host = request.headers.host;
+  const path = pathOf(request.url);
+  if (host === undefined || ownedByQuire(path)) return false;
+  return onProjectHost(site, request, reply, host, path);
+}

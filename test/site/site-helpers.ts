@@ -23,13 +23,17 @@ export async function sitePage(
     title: input.title,
     content: input.content ?? `${input.title} is a page.\n\n## Overview\n\nText.`,
     ...(input.slug !== undefined ? { slug: input.slug } : {}),
-    ...(input.listed !== undefined ? { listed: input.listed } : {}),
   });
   expect(res.statusCode, res.body).toBe(200);
   const id = res.json<{ id: number }>().id;
   if (input.publish !== false) {
     const published = await api.put(`/page/${id}/publish`);
     expect(published.statusCode, published.body).toBe(200);
+  }
+  // Set after publishing, which lists the page.
+  if (input.listed !== undefined) {
+    const listed = await api.put(`/page/${id}`, { listed: input.listed });
+    expect(listed.statusCode, listed.body).toBe(200);
   }
   return id;
 }

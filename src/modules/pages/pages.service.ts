@@ -104,7 +104,9 @@ export class PagesService {
     if (!view) return null;
     const { published } = await this.renders.pages.contents(view, format, { stamp });
     if (published === null) return null;
-    return typeof published === 'string' ? published : (JSON.parse(Buffer.from(published.bytes).toString('utf8')) as string);
+    return typeof published === 'string'
+      ? published
+      : (JSON.parse(Buffer.from(published.bytes).toString('utf8')) as string);
   }
 
   /** `GET /page/{id}/history`: the page's revisions, newest first. */
