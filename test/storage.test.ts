@@ -59,7 +59,8 @@ describe(`storage (${dialectName})`, () => {
         await sql`drop trigger ${sql.id(`${watched}_site_stamp`)} on ${sql.id(watched)}`.execute(db);
         continue;
       }
-      for (const event of events) await sql`drop trigger ${sql.id(`${watched}_${event}_site_stamp`)}`.execute(db);
+      for (const event of events)
+        await sql`drop trigger ${sql.id(`${watched}_${event}_site_stamp`)}`.execute(db);
     }
     await db.schema.dropIndex('projects_site_host_idx').execute();
     for (const column of ['site_host', 'site_logo', 'site_color', 'site_css', 'site_redirects']) {

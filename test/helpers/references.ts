@@ -9,7 +9,10 @@ export async function multipart(
   for (const part of parts) {
     if (part.filename === undefined && typeof part.content === 'string') form.append(part.name, part.content);
     else {
-      const blob = new Blob([typeof part.content === "string" ? part.content : new Uint8Array(part.content)], { type: part.type ?? 'application/octet-stream' });
+      const blob = new Blob(
+        [typeof part.content === 'string' ? part.content : new Uint8Array(part.content)],
+        { type: part.type ?? 'application/octet-stream' },
+      );
       form.append(part.name, blob, part.filename ?? 'definition');
     }
   }
