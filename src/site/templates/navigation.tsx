@@ -8,36 +8,51 @@ interface NavProps {
   currentId?: number;
   /** the reference shown */
   currentPath?: string;
+  /** the section shown open (the current page's, listed or not) */
+  sectionId?: number;
 }
 
-/** A version's navigation: its sections, categories as groups, sub-pages nested, then references. */
-export function SiteNavigation({ site, navigation, currentId, currentPath }: NavProps) {
+/**
+ * A version's navigation: its sections, the current page's section open (categories as groups,
+ * sub-pages nested), the others as links to their first pages; then the references.
+ */
+export function SiteNavigation({ site, navigation, currentId, currentPath, sectionId }: NavProps) {
+  const currentSection =
+    sectionId ?? (currentId === undefined ? undefined : navigation.byId.get(currentId)?.sectionId);
   return (
     <aside class="sidebar">
       <nav aria-label="Documentation">
         {navigation.sections
           .filter((section) => section.first !== null)
-          .map((section) => (
-            <section key={section.id}>
-              <h2>{section.title}</h2>
-              <ul>
-                {section.items.map((item) =>
-                  item.kind === 'page' ? (
-                    <PageItem key={`p${item.page.id}`} site={site} page={item.page} currentId={currentId} />
-                  ) : (
-                    <li key={`c${item.id}`}>
-                      <p class="category">{item.title}</p>
-                      <ul>
-                        {item.pages.map((page) => (
-                          <PageItem key={page.id} site={site} page={page} currentId={currentId} />
-                        ))}
-                      </ul>
-                    </li>
-                  ),
-                )}
-              </ul>
-            </section>
-          ))}
+          .map((section) =>
+            section.id === currentSection ? (
+              <section key={section.id}>
+                <h2>{section.title}</h2>
+                <ul>
+                  {section.items.map((item) =>
+                    item.kind === 'page' ? (
+                      <PageItem key={`p${item.page.id}`} site={site} page={item.page} currentId={currentId} />
+                    ) : (
+                      <li key={`c${item.id}`}>
+                        <p class="category">{item.title}</p>
+                        <ul>
+                          {item.pages.map((page) => (
+                            <PageItem key={page.id} site={site} page={page} currentId={currentId} />
+                          ))}
+                        </ul>
+                      </li>
+                    ),
+                  )}
+                </ul>
+              </section>
+            ) : (
+              // Other sections are their first page's link: a page costs what its own section
+              // holds, however many sections the version has.
+              <h2 key={section.id} class="section-link">
+                <a href={href(site, section.first?.path ?? '/')}>{section.title}</a>
+              </h2>
+            ),
+          )}
         {navigation.references.length > 0 ? (
           <section>
             <h2>API reference</h2>

@@ -44,7 +44,7 @@ export function PageDocument(props: PageProps) {
       header={<VersionSwitcher site={site} current={navigation.version} targets={props.switchTargets} />}
     >
       <div class={toc.length > 0 ? 'layout' : 'layout no-toc'}>
-        <SiteNavigation site={site} navigation={navigation} currentId={page.id} />
+        <SiteNavigation site={site} navigation={navigation} currentId={page.id} sectionId={section.id} />
         <main id="content" tabIndex={-1}>
           <nav class="breadcrumbs" aria-label="Breadcrumbs">
             <ol>
