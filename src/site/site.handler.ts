@@ -248,12 +248,12 @@ export class SiteHandler {
     const html = await this.pages.publishedContents(projectId, row.id, 'html', site.stamp);
     if (html === null) return null;
     const path = `/${navigation.version.slug}/${section.slug}/${row.slug}`;
-    const index = navigation.order.findIndex((p) => p.id === row.id);
+    const index = navigation.indexOf.get(row.id) ?? -1;
     const parents = [];
-    for (let parent = navigation.order[index]; parent !== undefined;) {
-      const up = navigation.order.find((p) => p.children.some((child) => child.id === parent?.id));
-      if (up) parents.unshift(up);
-      parent = up;
+    // Bounded: parents come from rows, and a loop among them must not hold the request.
+    for (let up = navigation.parentOf.get(row.id); up !== undefined && parents.length < 32;) {
+      parents.unshift(up);
+      up = navigation.parentOf.get(up.id);
     }
     return this.html(
       PageDocument({

@@ -38,6 +38,10 @@ export interface Navigation {
   order: NavPage[];
   /** pages by id */
   byId: ReadonlyMap<number, NavPage>;
+  /** a sub-page's parent, by the sub-page's id */
+  parentOf: ReadonlyMap<number, NavPage>;
+  /** a page's place in `order`, by its id */
+  indexOf: ReadonlyMap<number, number>;
   /** sections by slug */
   bySlug: ReadonlyMap<string, NavSection>;
   /** what it weighs in memory, roughly (bytes), for the cache */
@@ -72,6 +76,7 @@ export function buildNavigation(
   type Entry = { position: number; item: NavItem };
   const entries = new Map<number, Entry[]>(sections.map((s) => [s.id, []]));
   const categoryItems = new Map<number, Extract<NavItem, { kind: 'category' }>>();
+  const parentOf = new Map<number, NavPage>();
   for (const category of categories) {
     const item = {
       kind: 'category' as const,
@@ -88,6 +93,7 @@ export function buildNavigation(
     const parent = row.parent_page_id === null ? undefined : byId.get(row.parent_page_id);
     if (parent && parent.sectionId === page.sectionId) {
       parent.children.push(page);
+      parentOf.set(page.id, parent);
       continue;
     }
     const category = row.category_id === null ? undefined : categoryItems.get(row.category_id);
@@ -120,6 +126,8 @@ export function buildNavigation(
     references: references.map((r) => ({ ...r, path: `/${version.slug}/ref/${r.slug}` })),
     order,
     byId,
+    parentOf,
+    indexOf: new Map(order.map((page, index) => [page.id, index])),
     bySlug: new Map(navSections.map((s) => [s.slug, s])),
     weight,
   };
