@@ -111,11 +111,15 @@ function contentFor(rnd: () => number, links: readonly string[]): string {
   return `${blocks.join('\n\n')}\n`;
 }
 
-/** Seeds `pageCount` pages; on PostgreSQL into `schema` (created if missing) when given. */
+/**
+ * Seeds `pageCount` pages into a new project; on PostgreSQL into `schema` (created if missing) when
+ * given. Sections hold `pagesPerSection` pages (500 by default).
+ */
 export async function seedPages(
   databaseUrl: string,
   pageCount: number,
   schema?: string,
+  pagesPerSection = PAGES_PER_SECTION,
 ): Promise<SeedResult> {
   const deps = createDeps(
     loadConfig({ DATABASE_URL: databaseUrl, QUIRE_BOOTSTRAP: 'false', LOG_LEVEL: 'silent' }),
@@ -133,7 +137,7 @@ export async function seedPages(
       .where('id', '=', project.id)
       .execute();
     const version = await deps.versions.create(ctx, { name: 'v1', slug: 'v1', published: true });
-    const sectionCount = Math.ceil(pageCount / PAGES_PER_SECTION);
+    const sectionCount = Math.ceil(pageCount / pagesPerSection);
     const sections: Documentation[] = [];
     for (let s = 0; s < sectionCount; s++) {
       sections.push(
@@ -142,7 +146,7 @@ export async function seedPages(
     }
     const rnd = random(42);
     const planned = Array.from({ length: pageCount }, (_, i) => {
-      const section = sections[Math.floor(i / PAGES_PER_SECTION)];
+      const section = sections[Math.floor(i / pagesPerSection)];
       if (!section) throw new Error('section missing');
       const title = `${TOPICS[i % TOPICS.length] ?? 'Page'} ${i + 1}`;
       return { section, title, slug: slugify(title) };
@@ -173,7 +177,7 @@ export async function seedPages(
               listed: 1,
               content_published: content,
               content_draft: withDraft ? `${content}\nA pending edit.\n` : null,
-              position: ((start + offset + j) % PAGES_PER_SECTION) + 1,
+              position: ((start + offset + j) % pagesPerSection) + 1,
               deleted_at: null,
               created: now,
               updated: now,

@@ -261,6 +261,13 @@ export interface ChangeStampsTable {
   stamp: string | number;
 }
 
+/** A version's navigation counter (migrations/0016-site-navigation.ts): moves only with its navigation. */
+export interface NavigationStampsTable {
+  version_id: number;
+  /** bigint: a string on PostgreSQL, a number on SQLite */
+  stamp: string | number;
+}
+
 export interface Database {
   projects: ProjectsTable;
   api_keys: ApiKeysTable;
@@ -282,5 +289,6 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
   change_stamps: ChangeStampsTable;
+  navigation_stamps: NavigationStampsTable;
   rendered_contents: RenderedContentsTable;
 }

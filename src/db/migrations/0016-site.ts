@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { siteHostOf } from '../../shared/site-host.ts';
 import type { Migration } from './helpers.ts';
+import { navigationStamps } from './0016-site-navigation.ts';
 
 type AnyDb = Parameters<Migration['up']>[0]['db'];
 
@@ -13,6 +14,8 @@ type AnyDb = Parameters<Migration['up']>[0]['db'];
  * - The change stamp (0010, 0015) also moves on what only the site shows: categories (navigation
  *   groups), changelogs (their titles and slugs), sections and versions made (a new published version
  *   appears in the switcher), and the project's name, access, hosting and site settings.
+ * - `navigation_stamps`: a counter per version that moves only with its navigation
+ *   (0016-site-navigation.ts).
  */
 export const site: Migration = {
   name: '0016-site',
@@ -35,6 +38,7 @@ export const site: Migration = {
     }
     if (dialect === 'sqlite') await sqliteTriggers(db);
     else await postgresTriggers(db);
+    await navigationStamps(db, dialect);
   },
 };
 

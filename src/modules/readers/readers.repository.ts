@@ -82,6 +82,16 @@ export const readersRepository = {
       .execute();
   },
 
+  /** The version's navigation counter (0 when nothing has moved it), read before its navigation. */
+  async navigationStamp(db: Executor, versionId: number): Promise<string> {
+    const row = await db
+      .selectFrom('navigation_stamps')
+      .select('stamp')
+      .where('version_id', '=', versionId)
+      .executeTakeFirst();
+    return String(row?.stamp ?? 0);
+  },
+
   /** Published sections of a version the caller found published, in order. */
   sections(db: Executor, versionId: number): Promise<ReaderSectionRow[]> {
     return liveSectionsOfVersion(db, versionId)

@@ -44,6 +44,11 @@ interface Kept<T> {
   value: T;
 }
 
+/** A navigation kept under the project's stamp it was last found current at, and its version's counter. */
+interface KeptNavigation extends Kept<Navigation> {
+  navigationStamp: string;
+}
+
 /**
  * What readers of a project can see, for the reader site (docs/decisions/0027-reader-site.md): the
  * same visibility fragments as the API's published listing and search (decision 0023). What every
@@ -52,7 +57,7 @@ interface Kept<T> {
  */
 export class ReadersService {
   private readonly views = new LruCache<Kept<ProjectView>>(1_000, 8 * 1024 * 1024, () => 1_000);
-  private readonly navigations = new LruCache<Kept<Navigation>>(
+  private readonly navigations = new LruCache<KeptNavigation>(
     2_000,
     64 * 1024 * 1024,
     (kept) => kept.value.weight,
@@ -91,11 +96,24 @@ export class ReadersService {
     return value;
   }
 
-  /** The navigation of a published version: built once per change of the project. */
+  /**
+   * The navigation of a published version: found current under the project's stamp in a lookup;
+   * after a change of the project, current still when the version's navigation counter has not moved
+   * (a page's new contents), else built again: once per change of what it is made of.
+   */
   async navigation(projectId: number, version: ReaderVersionRow, stamp: string | null): Promise<Navigation> {
     const key = `${projectId}:${version.id}`;
     const kept = stamp === null ? undefined : this.navigations.get(key);
     if (kept && kept.stamp === stamp) return kept.value;
+    // Read before the navigation is: a change committing in between makes the next read build again.
+    const navigationStamp = await repo.navigationStamp(this.reader, version.id);
+    if (kept && kept.navigationStamp === navigationStamp && stamp !== null) {
+      // The version row itself (name, slug) comes from the project's view, read under the new stamp.
+      if (kept.value.version.name === version.name && kept.value.version.slug === version.slug) {
+        this.navigations.set(key, { ...kept, stamp });
+        return kept.value;
+      }
+    }
     const [sections, categories, pages, references] = [
       await repo.sections(this.reader, version.id),
       await repo.categories(this.reader, version.id),
@@ -103,7 +121,7 @@ export class ReadersService {
       await repo.references(this.reader, version.id),
     ];
     const value = buildNavigation(version, sections, categories, pages, references);
-    if (stamp !== null) this.navigations.set(key, { stamp, value });
+    if (stamp !== null) this.navigations.set(key, { stamp, navigationStamp, value });
     return value;
   }
 
