@@ -218,10 +218,6 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
       sendError(reply, 400, 'An HTTP/1.1 request must have a Host header.');
       return;
     }
-    if (request.url.length > MAX_URL_LENGTH) {
-      sendError(reply, 414, `The URL is too long: at most ${MAX_URL_LENGTH} characters, query included.`);
-      return;
-    }
     done();
   });
   app.addHook('onSend', (_request, reply, payload, done) => {
@@ -232,6 +228,15 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   // Before the API's hooks: a project's host serves its site on every path but Quire's own.
   site = buildSite(deps);
   registerSite(app, site);
+  // After the site's hook, and never for /sites/: a reader's site answers a long URL with a page of its
+  // own (its search refuses a long query by name), never with the API's envelope.
+  app.addHook('onRequest', (request, reply, done) => {
+    if (request.url.length > MAX_URL_LENGTH && !request.url.startsWith('/sites/')) {
+      sendError(reply, 414, `The URL is too long: at most ${MAX_URL_LENGTH} characters, query included.`);
+      return;
+    }
+    done();
+  });
   registerPipeline(app, deps);
   registerIdempotency(app, deps.idempotency);
 

@@ -1,6 +1,7 @@
 import type { StateCore, Token } from 'markdown-it';
 import { ASSET_URL } from './assets.ts';
 import { inlineToText } from './inline-text.ts';
+import { isAutoLinkOpen, type AutoLinkMeta } from './inline-rules.ts';
 import { stateOf } from './render-state.ts';
 
 export type AssetMeta = { raw: string; asset: string };
@@ -39,8 +40,28 @@ export function headingIdRule(state: StateCore): void {
     const token = tokens[i];
     if (token?.type !== 'heading_open') continue;
     const inline = tokens[i + 1];
-    token.attrSet('id', anchors.claim(inline?.type === 'inline' ? inlineToText(inline.children) : ''));
+    token.attrSet('id', anchors.claim(inline?.type === 'inline' ? anchorText(inline.children) : ''));
   }
+}
+
+/**
+ * The text a heading's anchor is made of: its text, an [auto$] link counting as the slug it names
+ * rather than that page's title. An anchor then depends on the page's own source alone, so the
+ * search index (which derives its sections without other pages' titles) names the ids the HTML has,
+ * and renaming the linked page moves no anchor of this one.
+ */
+function anchorText(children: readonly Token[] | null): string {
+  if (children === null) return '';
+  let text = '';
+  let from = 0;
+  for (let i = 0; i < children.length; i += 1) {
+    const token = children[i];
+    if (token === undefined || !isAutoLinkOpen(token)) continue;
+    text += inlineToText(children.slice(from, i)) + (token.meta as AutoLinkMeta).autoLink.page;
+    while (i < children.length && children[i]?.type !== 'link_close') i += 1;
+    from = i + 1;
+  }
+  return text + inlineToText(children.slice(from));
 }
 
 export function assetMeta(token: Token): AssetMeta | null {

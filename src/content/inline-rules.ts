@@ -22,7 +22,8 @@ export type InlineItem =
 export type RawMeta = { raw: string; at: number };
 export type InlineMeta = RawMeta & { item: InlineItem };
 export type VariableMeta = RawMeta & { value: string };
-export type AutoLinkMeta = RawMeta & { autoLink: { title: string; href: string } };
+/** `page`: the slug the link names, the text it shows when the page's title is not known. */
+export type AutoLinkMeta = RawMeta & { autoLink: { title: string; href: string; page: string } };
 
 const INLINE_OPENER = '$inline[';
 /** Inline tokens are short; the cap keeps a line full of unclosed openers linear. */
@@ -130,7 +131,7 @@ export function autoLinkRule(state: StateInline, silent: boolean): boolean {
     const title = stateOf(state.env).ctx.pageTitles?.get(`${doc}/${page}`) ?? page;
     const open = state.push('link_open', 'a', 1);
     open.attrs = [['href', normalized]];
-    const meta: AutoLinkMeta = { raw: match[0], at: state.pos, autoLink: { title, href } };
+    const meta: AutoLinkMeta = { raw: match[0], at: state.pos, autoLink: { title, href, page } };
     open.meta = meta;
     const text = state.push('text', '', 0);
     text.content = title;

@@ -3,13 +3,15 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /** What the site answers an address with, before the caching headers. */
 export interface SiteAnswer {
-  status: 200 | 301 | 302 | 404 | 503;
+  status: 200 | 301 | 302 | 400 | 404 | 429 | 503;
   type: string;
   body: string | Buffer;
   /** a redirect's target, an address of the same site */
   location?: string;
   /** content-hashed assets: cached for a year, never revalidated */
   immutable?: boolean;
+  /** headers of this answer alone (a refusal's Retry-After), set after the site's own */
+  headers?: Readonly<Record<string, string>>;
 }
 
 export const HTML = 'text/html; charset=utf-8';
@@ -63,6 +65,7 @@ export function sendSiteAnswer(
     reply.header('location', answer.location);
   }
   reply.header('etag', etag);
+  if (answer.headers !== undefined) reply.headers(answer.headers);
   if (answer.status === 200 && matchesTag(request, etag)) {
     return reply.code(304).send();
   }

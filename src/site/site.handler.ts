@@ -112,7 +112,9 @@ export class SiteHandler {
     }
     const key = `${at.projectId}\n${site.canonicalRoot}\n${at.root}\n${at.path}`;
     const query = request.url.indexOf('?');
-    const cacheable = stamp !== null && (query === -1 || address.kind !== 'search');
+    // Search answers depend on the query, which the key leaves out: the search service keeps them.
+    const cacheable =
+      stamp !== null && address.kind !== 'search-json' && (query === -1 || address.kind !== 'search');
     if (cacheable) {
       const kept = this.kept.get(key);
       if (kept && kept.stamp === stamp)

@@ -326,10 +326,14 @@ describe('renderMarkdown: property', () => {
         .replaceAll('<abbr class="glossary">G</abbr>', 'G')
         .replace(/[ \t]+\n/g, '\n')
         .replace(/\n+<\/code>/g, '</code>');
+    // A heading's anchor counts an [auto$] link as its slug (decision 0003), and Markdown output writes
+    // the link with its title: read back, such a heading (and a repeat after it) gets another id.
+    const withoutIds = (html: string) => html.replace(/(<h[1-6]) id="[^"]*"/g, '$1');
     fc.assert(
       fc.property(source, (s) => {
         const read = renderHtml(renderMarkdown(s, ctx) ?? '', { pageTitles: ctx.pageTitles });
-        expect(normalised(read)).toBe(normalised(renderHtml(s, ctx)));
+        const ids = s.includes('[auto$]') ? withoutIds : (html: string) => html;
+        expect(ids(normalised(read))).toBe(ids(normalised(renderHtml(s, ctx))));
       }),
       { numRuns: 3000 },
     );

@@ -35,6 +35,17 @@ describe('extractSections', () => {
     expect(ids).toEqual(anchors);
   });
 
+  it('gives a heading holding an [auto$] link the anchor of its slug, whatever the title it shows', () => {
+    const source = page('## See [auto$](/guides/other-page)', 'x', '## Other page', 'y');
+    const anchors = extractSections(source).map((s) => s.anchor);
+    expect(anchors).toEqual(['see-other-page', 'other-page']);
+    for (const title of ['Renamed', 'Other page']) {
+      const html = renderHtml(source, { pageTitles: new Map([['guides/other-page', title]]) });
+      expect(html).toContain(`<h2 id="see-other-page">See <a href="/guides/other-page">${title}</a></h2>`);
+      expect([...html.matchAll(/<h2 id="([^"]+)"/g)].map((m) => m[1])).toEqual(anchors);
+    }
+  });
+
   it('does not split at an H2 inside a quote or a list', () => {
     expect(extractSections('> ## Quoted\n\n- ## Listed\n')).toEqual([
       { heading: null, anchor: null, text: 'Quoted\n\nListed' },

@@ -2,13 +2,16 @@ import { renderContent, type RenderContext } from '../../content/index.ts';
 import { sourceDigest } from '../../shared/serialised.ts';
 
 /**
- * Darkdown exercising what every format renders: block plugins, inline tokens, links, raw HTML the
- * sanitiser must change, variables. Its outputs are part of every stored output's key.
+ * Darkdown exercising what every format renders: block plugins, inline tokens, links (in a heading too,
+ * whose anchor they shape), raw HTML the sanitiser must change, variables. Its outputs are part of
+ * every stored output's key.
  */
 const PROBE = [
   '# Probe <b onclick="x()">title</b>',
   '',
   'Text with *emphasis*, `code`, a [link](https://example.com/a?b=1 "t"), [auto$](/s/p#h), %v.x%, <script>x()</script><span style="color:red">kept</span>.',
+  '',
+  '## Heading with [auto$](/s/p#h) and %v.x%',
   '',
   '$plugin[{"type": "callout", "data": {"type": "warning", "title": "T", "text": "**b** <img src=x onerror=y()>"}}]$',
   '',

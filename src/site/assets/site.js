@@ -140,6 +140,9 @@
         pending = new AbortController();
         var url = new URL(endpoint, window.location.href);
         url.searchParams.set('q', q);
+        // The form's other fields (the version searched) go along, as the form would send them.
+        var fields = form.querySelectorAll('input[type="hidden"]');
+        for (var i = 0; i < fields.length; i++) url.searchParams.set(fields[i].name, fields[i].value);
         fetch(url.toString(), { signal: pending.signal, headers: { accept: 'application/json' } })
           .then(function (response) {
             return response.ok ? response.json() : { hits: [] };

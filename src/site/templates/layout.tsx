@@ -20,6 +20,8 @@ export interface LayoutProps {
   head: HeadInfo;
   /** the version whose switcher and search the header shows */
   header?: ComponentChildren;
+  /** the version the header's search box searches (the page's, when there are several); all when unset */
+  searchVersion?: string | undefined;
   children: ComponentChildren;
 }
 
@@ -28,7 +30,7 @@ export interface LayoutProps {
  * theme toggle, the main content, a footer. Semantic landmarks and a skip link; no script is needed
  * to read or navigate.
  */
-export function Layout({ site, head, header, children }: LayoutProps) {
+export function Layout({ site, head, header, searchVersion, children }: LayoutProps) {
   const { project } = site.view;
   const documentTitle = head.title === project.name ? project.name : `${head.title} | ${project.name}`;
   return (
@@ -82,6 +84,7 @@ export function Layout({ site, head, header, children }: LayoutProps) {
               aria-expanded="false"
               aria-autocomplete="list"
             />
+            {searchVersion !== undefined ? <input type="hidden" name="v" value={searchVersion} /> : null}
             <button type="submit">Search</button>
             <ul id="site-suggestions" class="suggestions" role="listbox" aria-label="Suggestions" />
           </form>

@@ -42,6 +42,7 @@ export function PageDocument(props: PageProps) {
         markdown: href(site, `${page.path}.md`),
       }}
       header={<VersionSwitcher site={site} current={navigation.version} targets={props.switchTargets} />}
+      searchVersion={site.view.versions.length > 1 ? navigation.version.slug : undefined}
     >
       <div class={toc.length > 0 ? 'layout' : 'layout no-toc'}>
         <SiteNavigation site={site} navigation={navigation} currentId={page.id} sectionId={section.id} />
