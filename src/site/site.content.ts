@@ -1,3 +1,4 @@
+import { escapeAttribute } from '../content/html-allowlist.ts';
 import type { TocEntry } from './templates/page.tsx';
 
 const HEADING = /<h([23])\b[^>]*\bid="([^"]+)"[^>]*>([\s\S]*?)<\/h\1>/g;
@@ -51,4 +52,17 @@ export function cutAt(text: string, max: number): string {
   const cut = text.slice(0, max - 1);
   const space = cut.lastIndexOf(' ');
   return `${(space > max / 2 ? cut.slice(0, space) : cut).trimEnd()}…`;
+}
+
+const SITE_RELATIVE_HREF = /\shref="\/(?![/\\])/g;
+
+/**
+ * Links of a page's contents on the site: contents name other pages as `/<section>/<page>`, with no
+ * version (darkdown.md §3), so such a link leads below the page's version on the site (`prefix`,
+ * e.g. `/sites/7/v2`). The HTML is the engine's sanitised output, which writes every attribute in
+ * double quotes; the prefix is written escaped as an attribute value.
+ */
+export function siteLinks(html: string, prefix: string): string {
+  const escaped = escapeAttribute(prefix);
+  return html.replace(SITE_RELATIVE_HREF, (match) => `${match.slice(0, -1)}${escaped}/`);
 }

@@ -7,7 +7,7 @@ import { siteHostOf } from '../shared/site-host.ts';
 import { parseAddress, type SiteAddress } from './site.address.ts';
 import { HTML, sendSiteAnswer, strongTag, type SiteAnswer } from './site.answer.ts';
 import { projectStylesheet, SiteAssets } from './site.assets.ts';
-import { describe, tableOfContents } from './site.content.ts';
+import { describe, siteLinks, tableOfContents } from './site.content.ts';
 import { href, type SiteContext } from './site.context.ts';
 import { htmlDocument } from './site.html.ts';
 import { BareDocument } from './templates/bare.tsx';
@@ -247,8 +247,9 @@ export class SiteHandler {
       const markdown = await this.pages.publishedContents(projectId, row.id, 'markdown', site.stamp);
       return markdown === null ? null : { status: 200, type: 'text/markdown; charset=utf-8', body: markdown };
     }
-    const html = await this.pages.publishedContents(projectId, row.id, 'html', site.stamp);
-    if (html === null) return null;
+    const contents = await this.pages.publishedContents(projectId, row.id, 'html', site.stamp);
+    if (contents === null) return null;
+    const html = siteLinks(contents, href(site, `/${navigation.version.slug}`));
     const path = `/${navigation.version.slug}/${section.slug}/${row.slug}`;
     const index = navigation.indexOf.get(row.id) ?? -1;
     const parents = [];

@@ -25,3 +25,21 @@ describe('the reader site: pages', () => {
     expect(again.statusCode).toBe(304);
   });
 });
+
+describe('links between pages on the site', () => {
+  it('leads links of the contents, which name no version, below the page version', async () => {
+    const w = await createPublicSite(t.deps);
+    await sitePage(t.app, w.key, w.documentation.id, { title: 'Target', slug: 'target' });
+    await sitePage(t.app, w.key, w.documentation.id, {
+      title: 'Source',
+      slug: 'source',
+      content:
+        'See [auto$](/guides/target#overview) and [the start](/guides/target), not [elsewhere](//example.com/x).',
+    });
+    const res = await visit(t.app, `/sites/${w.project.id}/v1/guides/source`);
+    expect(res.body).toContain(`href="/sites/${w.project.id}/v1/guides/target#overview"`);
+    expect(res.body).toContain(`href="/sites/${w.project.id}/v1/guides/target"`);
+    expect(res.body).toContain('href="//example.com/x"');
+    expect(res.body).toContain('>Target</a>');
+  });
+});
