@@ -1,4 +1,6 @@
 import type { Deps } from '../deps.ts';
+import { ReaderChangelogs } from '../modules/readers/readers.changelogs.ts';
+import { registerChangelogs } from './site.changelogs.ts';
 import { SiteHandler } from './site.handler.ts';
 
 /**
@@ -6,5 +8,7 @@ import { SiteHandler } from './site.handler.ts';
  * registered on it. Each feature reads through its module's service (decision 0027).
  */
 export function buildSite(deps: Deps): SiteHandler {
-  return new SiteHandler(deps.config, deps.readers, deps.pages);
+  const site = new SiteHandler(deps.config, deps.readers, deps.pages);
+  registerChangelogs(site, new ReaderChangelogs(deps.database.reader, deps.changelogs));
+  return site;
 }
