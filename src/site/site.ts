@@ -1,7 +1,10 @@
 import type { Deps } from '../deps.ts';
 import { ReaderChangelogs } from '../modules/readers/readers.changelogs.ts';
+import { ReaderMachine } from '../modules/readers/readers.machine.ts';
 import { registerChangelogs } from './site.changelogs.ts';
+import { describe } from './site.content.ts';
 import { SiteHandler } from './site.handler.ts';
+import { registerMachineFiles } from './site.machine.ts';
 
 /**
  * The reader site as the app serves it: the handler of its addresses, with every feature's addresses
@@ -10,5 +13,6 @@ import { SiteHandler } from './site.handler.ts';
 export function buildSite(deps: Deps): SiteHandler {
   const site = new SiteHandler(deps.config, deps.readers, deps.pages);
   registerChangelogs(site, new ReaderChangelogs(deps.database.reader, deps.changelogs));
+  registerMachineFiles(site, new ReaderMachine(deps.database.reader, describe));
   return site;
 }
