@@ -52,6 +52,7 @@ export class SiteHandler {
   readonly assets = new SiteAssets();
   private readonly kept = new LruCache<Kept>(20_000, 64 * 1024 * 1024, (k) => k.answer.body.length + 200);
   private readonly handlers = new Map<SiteAddress['kind'], AddressHandler>();
+  private readonly variants = new Map<SiteAddress['kind'], (request: FastifyRequest) => string>();
 
   constructor(
     private readonly config: Config,
@@ -59,9 +60,18 @@ export class SiteHandler {
     private readonly pages: PagesService,
   ) {}
 
-  /** Adds what answers a kind of address (the site's features register themselves here). */
-  on(kind: SiteAddress['kind'], handler: AddressHandler): void {
+  /**
+   * Adds what answers a kind of address (the site's features register themselves here). `variant`
+   * names what else of the request its answers depend on (a page number), so that they are kept apart.
+   */
+  on(
+    kind: SiteAddress['kind'],
+    handler: AddressHandler,
+    variant?: (request: FastifyRequest) => string,
+  ): void {
     this.handlers.set(kind, handler);
+    if (variant) this.variants.set(kind, variant);
+    else this.variants.delete(kind);
   }
 
   /** Answers a request of a site; a failure is the site's own error page, never the API's envelope. */
@@ -110,7 +120,8 @@ export class SiteHandler {
     if (view.project.access === 'invite' && address.kind !== 'robots') {
       return sendSiteAnswer(request, reply, await this.notFound(site), cacheControl);
     }
-    const key = `${at.projectId}\n${site.canonicalRoot}\n${at.root}\n${at.path}`;
+    const variant = this.variants.get(address.kind)?.(request) ?? '';
+    const key = `${at.projectId}\n${site.canonicalRoot}\n${at.root}\n${at.path}\n${variant}`;
     const query = request.url.indexOf('?');
     // Search answers depend on the query, which the key leaves out: the search service keeps them.
     const cacheable =

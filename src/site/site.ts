@@ -1,5 +1,10 @@
 import type { Deps } from '../deps.ts';
+import { ReaderChangelogs } from '../modules/readers/readers.changelogs.ts';
+import { ReaderMachine } from '../modules/readers/readers.machine.ts';
+import { registerChangelogs } from './site.changelogs.ts';
+import { describe } from './site.content.ts';
 import { SiteHandler } from './site.handler.ts';
+import { registerMachineFiles } from './site.machine.ts';
 import { SiteSearch } from './site.search.ts';
 
 /**
@@ -9,5 +14,7 @@ import { SiteSearch } from './site.search.ts';
 export function buildSite(deps: Deps): SiteHandler {
   const site = new SiteHandler(deps.config, deps.readers, deps.pages);
   new SiteSearch(site, deps).register();
+  registerChangelogs(site, new ReaderChangelogs(deps.database.reader, deps.changelogs));
+  registerMachineFiles(site, new ReaderMachine(deps.database.reader, describe));
   return site;
 }

@@ -9,7 +9,8 @@ import type { ChangeRecorder } from '../changes/change-events.ts';
 import { toStoredDate } from '../../shared/dates.ts';
 import { assertSlug } from '../../shared/slug.ts';
 import { assertNotBlank } from '../../shared/text.ts';
-import type { PostRenderer } from '../pages/post-renderer.ts';
+import type { PostRenderer, PostSource } from '../pages/post-renderer.ts';
+import { utf8Text } from '../../shared/serialised.ts';
 import { ChangelogPostsService } from './changelog-posts.service.ts';
 import { presentChangelog, type Changelog, type ChangelogPost } from './changelogs.presenter.ts';
 import { changelogsRepository as repo } from './changelogs.repository.ts';
@@ -29,7 +30,7 @@ export class ChangelogsService {
     database: DatabaseHandle,
     private readonly clock: Clock,
     private readonly changes: ChangeRecorder,
-    renderer: PostRenderer,
+    private readonly renderer: PostRenderer,
   ) {
     this.db = database.db;
     this.posts = new ChangelogPostsService(database, clock, changes, renderer);
@@ -51,6 +52,15 @@ export class ChangelogsService {
     query: ChangelogPostListInput,
   ): Promise<string | Buffer> {
     return this.posts.listJson(ctx, changelogId, query);
+  }
+
+  /**
+   * A post's contents as the engine's sanitised HTML, rendered and kept as the API's are: what the
+   * reader site shows of a post it has read as readers see it.
+   */
+  async postHtml(post: PostSource, variables: string): Promise<string> {
+    const html = await this.renderer.content(post, 'html', variables);
+    return typeof html === 'string' ? html : (JSON.parse(utf8Text(html.bytes)) as string);
   }
 
   /** A changelog of the scope's project; its slug unique in the project. */
