@@ -52,3 +52,15 @@ export function cutAt(text: string, max: number): string {
   const space = cut.lastIndexOf(' ');
   return `${(space > max / 2 ? cut.slice(0, space) : cut).trimEnd()}…`;
 }
+
+/** A link of the engine's HTML to an address of the same host: `href="/…"`, not `href="//…"`. */
+const ROOT_RELATIVE_LINK = /(<a\b[^>]*?\shref=")\/(?!\/)/g;
+
+/**
+ * Links in contents name `/<section>/<page>`, with no version and no site root (darkdown.md §3),
+ * so that the same contents serve every version and every host. On the site they lead into the
+ * page's own version below the site's root: `prefix` is `{root}/{version}`.
+ */
+export function siteLinks(html: string, prefix: string): string {
+  return html.replace(ROOT_RELATIVE_LINK, (_match, opening: string) => `${opening}${prefix}/`);
+}

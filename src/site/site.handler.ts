@@ -7,7 +7,7 @@ import { siteHostOf } from '../shared/site-host.ts';
 import { parseAddress, type SiteAddress } from './site.address.ts';
 import { HTML, sendSiteAnswer, strongTag, type SiteAnswer } from './site.answer.ts';
 import { projectStylesheet, SiteAssets } from './site.assets.ts';
-import { describe, tableOfContents } from './site.content.ts';
+import { describe, siteLinks, tableOfContents } from './site.content.ts';
 import { href, type SiteContext } from './site.context.ts';
 import { htmlDocument } from './site.html.ts';
 import { BareDocument } from './templates/bare.tsx';
@@ -225,6 +225,27 @@ export class SiteHandler {
     }));
   }
 
+  /**
+   * The switcher's entries for a page: the same page in each other version where readers can open
+   * it there (listed or not), else that version's landing (site.md §3).
+   */
+  private async pageSwitchTargets(
+    site: SiteContext,
+    navigation: Navigation,
+    sectionSlug: string,
+    pageSlug: string,
+  ): Promise<SwitchTarget[]> {
+    const targets: SwitchTarget[] = [];
+    for (const target of this.switchTargets(site, navigation, null)) {
+      const slug = target.version.slug;
+      const other = slug === navigation.version.slug ? navigation : await this.navigation(site, slug);
+      const section = other?.bySlug.get(sectionSlug);
+      const there = section ? await this.readers.readablePage(section.id, pageSlug) : undefined;
+      targets.push(there ? { ...target, path: `/${slug}/${sectionSlug}/${pageSlug}` } : target);
+    }
+    return targets;
+  }
+
   private async page(
     site: SiteContext,
     address: Extract<SiteAddress, { kind: 'page' | 'markdown' }>,
@@ -239,8 +260,9 @@ export class SiteHandler {
       const markdown = await this.pages.publishedContents(projectId, row.id, 'markdown', site.stamp);
       return markdown === null ? null : { status: 200, type: 'text/markdown; charset=utf-8', body: markdown };
     }
-    const html = await this.pages.publishedContents(projectId, row.id, 'html', site.stamp);
-    if (html === null) return null;
+    const contents = await this.pages.publishedContents(projectId, row.id, 'html', site.stamp);
+    if (contents === null) return null;
+    const html = siteLinks(contents, `${site.root}/${encodeURIComponent(navigation.version.slug)}`);
     const path = `/${navigation.version.slug}/${section.slug}/${row.slug}`;
     const index = navigation.order.findIndex((p) => p.id === row.id);
     const parents = [];
@@ -262,7 +284,7 @@ export class SiteHandler {
         previous: index > 0 ? (navigation.order[index - 1] ?? null) : null,
         next: index >= 0 ? (navigation.order[index + 1] ?? null) : null,
         parents,
-        switchTargets: this.switchTargets(site, navigation, path),
+        switchTargets: await this.pageSwitchTargets(site, navigation, section.slug, row.slug),
         canonical: `${site.canonicalRoot}${path}`,
       }),
     );
