@@ -241,55 +241,80 @@ export async function buildFixtureProject(deps: Deps, shape: FixtureShape = {}):
         .filter((p) => p.listed && p.published)
         .map((p) => ({ section: slugOf(section.title), page: p.slug })),
     );
-    for (const section of plans) {
-      const sectionSlug = slugOf(section.title);
-      const documentation = await deps.documentation.create(ctx, version.id, {
-        title: section.title,
-        slug: sectionSlug,
-        published: true,
-      });
+    const fillSection = async (
+      documentationId: number,
+      sectionSlug: string,
+      planned: PlannedPage[],
+      first: number,
+    ): Promise<Pick<FixtureVersion, 'pages' | 'drafts'>> => {
+      const made: Pick<FixtureVersion, 'pages' | 'drafts'> = { pages: [], drafts: [] };
       const ids: number[] = [];
       const categories = new Set<string>();
-      for (const planned of section.pages) {
-        n++;
-        if (planned.category !== null && !categories.has(planned.category)) {
-          await deps.documentation.createCategory(ctx, documentation.id, planned.category);
-          categories.add(planned.category);
+      for (const [i, plan] of planned.entries()) {
+        const n = first + i + 1;
+        if (plan.category !== null && !categories.has(plan.category)) {
+          await deps.documentation.createCategory(ctx, documentationId, plan.category);
+          categories.add(plan.category);
         }
-        // Links to the next pages of the version, the first one with a fragment.
+        // Links to further pages of the version, the first one with a fragment.
         const links = [1, 7, 31].map(
           (step) =>
-            listedTargets[(n + step) % listedTargets.length] ?? { section: sectionSlug, page: planned.slug },
+            listedTargets[(n + step) % listedTargets.length] ?? { section: sectionSlug, page: plan.slug },
         );
-        const parentId = planned.parent === null ? null : (ids[planned.parent] ?? null);
+        const parentId = plan.parent === null ? null : (ids[plan.parent] ?? null);
         const created = await deps.pages.create(
           ctx,
-          documentation.id,
+          documentationId,
           {
-            title: planned.title,
-            slug: planned.slug,
-            content: pageSource(planned.title, n, links),
-            ...(planned.category !== null ? { categoryTitle: planned.category } : {}),
+            title: plan.title,
+            slug: plan.slug,
+            content: pageSource(plan.title, n, links),
+            ...(plan.category !== null ? { categoryTitle: plan.category } : {}),
           },
           parentId === null ? {} : { parentId, categoryId: null },
         );
         ids.push(created.id);
         const page: FixturePage = {
           id: created.id,
-          title: planned.title,
-          path: `/${spec.slug}/${sectionSlug}/${planned.slug}`,
+          title: plan.title,
+          path: `/${spec.slug}/${sectionSlug}/${plan.slug}`,
           sectionSlug,
-          slug: planned.slug,
-          listed: planned.listed,
+          slug: plan.slug,
+          listed: plan.listed,
         };
-        if (!planned.published) {
+        if (!plan.published) {
           made.drafts.push(page);
           continue;
         }
         await deps.pages.publish(ctx, created.id);
-        if (!planned.listed) await deps.pages.update(ctx, created.id, { listed: false });
+        if (!plan.listed) await deps.pages.update(ctx, created.id, { listed: false });
         made.pages.push(page);
       }
+      return made;
+    };
+    // Sections are made in order; their pages section by section at once (on PostgreSQL the
+    // transactions then run side by side), each section's pages in order.
+    const documentations: number[] = [];
+    for (const section of plans) {
+      const documentation = await deps.documentation.create(ctx, version.id, {
+        title: section.title,
+        slug: slugOf(section.title),
+        published: true,
+      });
+      documentations.push(documentation.id);
+    }
+    let start = n;
+    const filled = await Promise.all(
+      plans.map((section, s) => {
+        const first = start;
+        start += section.pages.length;
+        return fillSection(documentations[s] ?? 0, slugOf(section.title), section.pages, first);
+      }),
+    );
+    n = start;
+    for (const section of filled) {
+      made.pages.push(...section.pages);
+      made.drafts.push(...section.drafts);
     }
     const hidden = await deps.documentation.create(ctx, version.id, {
       title: 'Internal',
