@@ -13,7 +13,7 @@ interface NavProps {
 /** A version's navigation: its sections, categories as groups, sub-pages nested, then references. */
 export function SiteNavigation({ site, navigation, currentId, currentPath }: NavProps) {
   return (
-    <aside class="sidebar">
+    <aside class="sidebar" aria-label="Sections and pages">
       <nav aria-label="Documentation">
         {navigation.sections
           .filter((section) => section.first !== null)
