@@ -244,6 +244,27 @@ export class SiteHandler {
     }));
   }
 
+  /**
+   * The switcher's entries for a page: the same page in each other version where readers can open
+   * it there (listed or not), else that version's landing (site.md §3).
+   */
+  private async pageSwitchTargets(
+    site: SiteContext,
+    navigation: Navigation,
+    sectionSlug: string,
+    pageSlug: string,
+  ): Promise<SwitchTarget[]> {
+    const targets: SwitchTarget[] = [];
+    for (const target of this.switchTargets(site, navigation, null)) {
+      const slug = target.version.slug;
+      const other = slug === navigation.version.slug ? navigation : await this.navigation(site, slug);
+      const section = other?.bySlug.get(sectionSlug);
+      const there = section ? await this.readers.readablePage(section.id, pageSlug) : undefined;
+      targets.push(there ? { ...target, path: `/${slug}/${sectionSlug}/${pageSlug}` } : target);
+    }
+    return targets;
+  }
+
   private async page(
     site: SiteContext,
     address: Extract<SiteAddress, { kind: 'page' | 'markdown' }>,
@@ -260,7 +281,7 @@ export class SiteHandler {
     }
     const contents = await this.pages.publishedContents(projectId, row.id, 'html', site.stamp);
     if (contents === null) return null;
-    const html = siteLinks(contents, href(site, `/${navigation.version.slug}`));
+    const html = siteLinks(contents, href(site, `/${encodeURIComponent(navigation.version.slug)}`));
     const path = `/${navigation.version.slug}/${section.slug}/${row.slug}`;
     const index = navigation.indexOf.get(row.id) ?? -1;
     const parents = [];
@@ -282,7 +303,7 @@ export class SiteHandler {
         previous: index > 0 ? (navigation.order[index - 1] ?? null) : null,
         next: index >= 0 ? (navigation.order[index + 1] ?? null) : null,
         parents,
-        switchTargets: this.switchTargets(site, navigation, path),
+        switchTargets: await this.pageSwitchTargets(site, navigation, section.slug, row.slug),
         canonical: `${site.canonicalRoot}${path}`,
       }),
     );

@@ -50,6 +50,9 @@ export function Layout({ site, head, header, searchVersion, children }: LayoutPr
         {head.feed ? (
           <link rel="alternate" type="application/atom+xml" title={head.feed.title} href={head.feed.href} />
         ) : null}
+        {/* The project's logo, or an empty icon: without one, browsers ask for /favicon.ico, which is
+            not the site's (a 404 logged on every first visit). */}
+        <link rel="icon" href={project.logo ?? 'data:,'} />
         <link rel="stylesheet" href={site.assets.css} />
         {site.assets.projectCss ? <link rel="stylesheet" href={site.assets.projectCss} /> : null}
         <script src={site.assets.js} defer />
@@ -73,9 +76,13 @@ export function Layout({ site, head, header, searchVersion, children }: LayoutPr
             <label class="skip-link" for="site-search">
               Search the documentation
             </label>
+            {/* A combobox, the ARIA pattern of search as you type: a search box may not say whether its
+                list of suggestions is open. */}
             <input
               id="site-search"
-              type="search"
+              type="text"
+              role="combobox"
+              enterkeyhint="search"
               name="q"
               placeholder="Search"
               autocomplete="off"

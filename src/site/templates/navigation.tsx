@@ -20,7 +20,7 @@ export function SiteNavigation({ site, navigation, currentId, currentPath, secti
   const currentSection =
     sectionId ?? (currentId === undefined ? undefined : navigation.byId.get(currentId)?.sectionId);
   return (
-    <aside class="sidebar">
+    <aside class="sidebar" aria-label="Sections and pages">
       <nav aria-label="Documentation">
         {navigation.sections
           .filter((section) => section.first !== null)

@@ -88,7 +88,7 @@ export function PageDocument(props: PageProps) {
           </nav>
         </main>
         {toc.length > 0 ? (
-          <aside class="toc">
+          <aside class="toc" aria-label="Table of contents">
             <nav aria-label="On this page">
               <h2>On this page</h2>
               <ul>
