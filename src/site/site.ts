@@ -5,6 +5,7 @@ import { registerChangelogs } from './site.changelogs.ts';
 import { describe } from './site.content.ts';
 import { SiteHandler } from './site.handler.ts';
 import { registerMachineFiles } from './site.machine.ts';
+import { referencePages } from './site.reference.ts';
 import { SiteSearch } from './site.search.ts';
 
 /**
@@ -16,5 +17,6 @@ export function buildSite(deps: Deps): SiteHandler {
   new SiteSearch(site, deps).register();
   registerChangelogs(site, new ReaderChangelogs(deps.database.reader, deps.changelogs));
   registerMachineFiles(site, new ReaderMachine(deps.database.reader, describe));
+  site.on('reference', referencePages(site, deps.references));
   return site;
 }
