@@ -183,6 +183,14 @@ describe('site settings from bin/quire', () => {
       redirects: '/old >> /v1\n',
       siteLogo: `data:image/png;base64,${PNG}`,
     });
+    const audited = await auditEntries(t.deps, Number(made.json!.id));
+    expect(audited.map((e) => `${e.scope} ${e.operation} ${e.message}`).sort()).toEqual([
+      'hosting INS Project redirects set',
+      'hosting INS Project siteColor set',
+      'hosting INS Project siteCss set',
+      'hosting INS Project siteLogo set',
+      "other INS Project 'Born themed' created",
+    ]);
     const bad = await quire(t.deps, 'project', 'create', '--name', 'Not made', '--site-color', '#eeeeee');
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/contrast ratio of 1\.\d\d:1/);

@@ -36,6 +36,8 @@ const PROJECT_FIELD_SCOPE = {
   redirects: 'hosting',
 } as const;
 
+const HOSTING_FIELDS = ['host', 'basePath', 'siteLogo', 'siteColor', 'siteCss', 'redirects'] as const;
+
 /** Settings whose text can be long (a stylesheet, a rules file, a logo's data: URL). */
 const DIGESTED = new Set<ProjectChange['field']>(['siteLogo', 'siteCss', 'redirects']);
 
@@ -62,6 +64,21 @@ export function settingsEntries(event: SettingsEvent): AuditEntry[] {
           message: `Project '${event.project.name}' created`,
           details: { plan: event.project.plan, access: event.project.access },
         },
+        // Hosting and site settings given at creation are audited where their changes are.
+        ...HOSTING_FIELDS.flatMap((field) => {
+          const value = event.project[field];
+          if (value === null) return [];
+          return [
+            {
+              scope: PROJECT_FIELD_SCOPE[field],
+              entity: 'project',
+              entityId: event.project.id,
+              operation: 'INS' as const,
+              message: `Project ${field} set`,
+              details: { field, from: null, to: logged(field, value) },
+            },
+          ];
+        }),
       ];
     case 'project.updated':
       // Each kind of change goes to its own scope, as the audit log's consumers filter by scope.
