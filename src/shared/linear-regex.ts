@@ -408,6 +408,12 @@ export class LinearRegex {
    */
   match(text: string, budget: MatchBudget = { steps: Infinity }): Array<string | undefined> | null {
     if (!text.startsWith(this.prefix)) return null;
+    // The marks hold 32-bit generations: a pattern kept for the life of a server starts them over
+    // long before they could wrap and make a mark look current.
+    if (this.generation > 0x3fff_ffff - text.length) {
+      this.marks.fill(0);
+      this.generation = 0;
+    }
     const slots = (this.groups + 1) * 2;
     let current: Thread[] = [];
     this.generation++;

@@ -56,6 +56,13 @@ describe('the linear matcher of redirect patterns', () => {
     expect(budget.steps).toBeLessThanOrEqual(0);
   });
 
+  it('keeps matching once its marks have started over', () => {
+    // An empty loop: were a stale mark read as current, following it would never end.
+    const regex = new LinearRegex('/(x*)*d');
+    (regex as unknown as { generation: number }).generation = 0x7fff_ffff - 3;
+    for (let i = 0; i < 5; i++) expect(regex.match('/xxd')?.[0]).toBe('/xxd');
+  });
+
   it('refuses what it cannot run in linear time, saying what', () => {
     const refusals: Array<[string, RegExp]> = [
       ['(a)\\1', /\\1 at 4 is not supported/],
