@@ -13,13 +13,17 @@ export async function quire(deps: Deps, ...argv: string[]) {
   return { code, stdout, stderr, json: code === 0 ? (JSON.parse(stdout) as Record<string, unknown>) : null };
 }
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-site-'));
-afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
-let files = 0;
-
-/** A file holding `contents`, for the flags that take one; removed when the test file ends. */
-export function tempFile(contents: string | Buffer, name = 'file.txt'): string {
-  const file = path.join(dir, `${++files}-${name}`);
-  fs.writeFileSync(file, contents);
-  return file;
+/**
+ * Files for the flags that take one, in a folder of the calling test file's own, removed when that
+ * file ends (test files share modules, so the folder cannot be one of this module's).
+ */
+export function useTempFiles(): (contents: string | Buffer, name?: string) => string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-site-'));
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+  let files = 0;
+  return (contents, name = 'file.txt') => {
+    const file = path.join(dir, `${++files}-${name}`);
+    fs.writeFileSync(file, contents);
+    return file;
+  };
 }

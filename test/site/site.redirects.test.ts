@@ -2,10 +2,11 @@ import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { upgradeDatabase } from '../../src/upgrade.ts';
 import { client, useTestApp } from '../helpers/test-app.ts';
-import { quire, tempFile } from './site-cli.ts';
+import { quire, useTempFiles } from './site-cli.ts';
 import { createDocumentation, createPublicSite, sitePage, visit } from './site-helpers.ts';
 
 const t = useTestApp();
+const tempFile = useTempFiles();
 
 /** A public site with a published page `start` in v1/guides; its API client and its root. */
 async function siteWithPage() {

@@ -9,10 +9,11 @@ import { externalReference } from '../../src/modules/projects/site-css.ts';
 import { checkedColor, contrastRatio } from '../../src/modules/projects/site-settings.ts';
 import { auditEntries } from '../helpers/factories.ts';
 import { useTestApp } from '../helpers/test-app.ts';
-import { quire, tempFile } from './site-cli.ts';
+import { quire, useTempFiles } from './site-cli.ts';
 import { createPublicSite, sitePage, visit } from './site-helpers.ts';
 
 const t = useTestApp();
+const tempFile = useTempFiles();
 
 /** A 1×1 PNG. */
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
