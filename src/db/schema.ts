@@ -268,6 +268,15 @@ export interface NavigationStampsTable {
   stamp: string | number;
 }
 
+/** A slug a version, section or page had before it changed (migration 0017): who held it, in what. */
+export interface FormerSlugsTable {
+  kind: 'version' | 'section' | 'page';
+  /** the project of a version, the version of a section, the section of a page */
+  parent_id: number;
+  slug: string;
+  target_id: number;
+}
+
 export interface Database {
   projects: ProjectsTable;
   api_keys: ApiKeysTable;
@@ -291,4 +300,5 @@ export interface Database {
   change_stamps: ChangeStampsTable;
   navigation_stamps: NavigationStampsTable;
   rendered_contents: RenderedContentsTable;
+  former_slugs: FormerSlugsTable;
 }

@@ -85,7 +85,7 @@ export const projectsRepository = {
       .set(
         values.host === undefined
           ? values
-          : { ...values, site_host: siteHostOf(values.host as string | null) },
+          : { ...values, site_host: siteHostOf(values.host) },
       )
       .where('id', '=', id)
       .returningAll()
