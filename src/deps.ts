@@ -178,7 +178,8 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     onError: overrides.onWebhookError ?? (() => undefined),
   });
   const nudge = () => webhookDispatcher.nudge();
-  changes.subscribe(webhooksSubscriber((trx) => afterCommit(trx, nudge), new WebhookSubscriptions(database)));
+  const subscriptions = new WebhookSubscriptions(database);
+  changes.subscribe(webhooksSubscriber((trx) => afterCommit(trx, nudge), subscriptions));
   const memoryBytes = config.cacheMemoryMb * 1024 * 1024;
   // Rendered contents take half the memory budget; page answers the other half.
   const renders = new RenderRoom(database, clock, workers, memoryBytes / 2);
@@ -222,6 +223,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
       page_render_stored: () => pages.storedRenderStats(),
       page_response: () => pages.responseCacheStats(),
       search_answer: () => search.cacheStats(),
+      webhook_subscriptions: () => subscriptions.stats(),
     },
     pool: () => database.poolStats(),
     pendingDeliveries: () => webhooks.pendingDeliveries(),

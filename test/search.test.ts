@@ -614,6 +614,7 @@ describe('rebuilding the index', () => {
     await db.schema.alterTable('audit_log').dropColumn('version_id').execute();
     await db.schema.alterTable('audit_log').dropColumn('project_wide').execute();
     for (const table of [
+      'webhook_stamps',
       'rendered_contents',
       'change_stamps',
       'webhook_attempts',
@@ -635,6 +636,7 @@ describe('rebuilding the index', () => {
       '0015-search-change-stamps',
       '0016-site',
       '0017-former-slugs',
+      '0018-webhook-stamps',
     ];
     await db
       .deleteFrom('kysely_migration' as never)

@@ -29,6 +29,7 @@ import { idempotencyHolder } from './migrations/0014-idempotency-holder.ts';
 import { searchChangeStamps } from './migrations/0015-search-change-stamps.ts';
 import { site } from './migrations/0016-site.ts';
 import { formerSlugs } from './migrations/0017-former-slugs.ts';
+import { webhookStamps } from './migrations/0018-webhook-stamps.ts';
 
 /** Append-only: never edit a migration that has shipped; add the next one here. */
 const MIGRATIONS: readonly Migration[] = [
@@ -49,6 +50,7 @@ const MIGRATIONS: readonly Migration[] = [
   searchChangeStamps,
   site,
   formerSlugs,
+  webhookStamps,
 ];
 
 /**

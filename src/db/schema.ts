@@ -1,11 +1,17 @@
 import type { Generated } from 'kysely';
-import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhooksTable } from './schema.webhooks.ts';
+import type {
+  WebhookAttemptsTable,
+  WebhookDeliveriesTable,
+  WebhooksTable,
+  WebhookStampsTable,
+} from './schema.webhooks.ts';
 
 export type {
   DeliveryStatus,
   WebhookAttemptsTable,
   WebhookDeliveriesTable,
   WebhooksTable,
+  WebhookStampsTable,
 } from './schema.webhooks.ts';
 
 /**
@@ -297,6 +303,7 @@ export interface Database {
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
+  webhook_stamps: WebhookStampsTable;
   change_stamps: ChangeStampsTable;
   navigation_stamps: NavigationStampsTable;
   rendered_contents: RenderedContentsTable;
