@@ -96,7 +96,10 @@ describe('freshness and caching (site.md §5)', () => {
     // A renamed section moves its pages at once.
     const renamed = await api.put(`/documentation/${w.documentation.id}`, { slug: 'manuals' });
     expect(renamed.statusCode, renamed.body).toBe(200);
-    expect((await visit(t.app, url)).statusCode).toBe(404);
+    // The old address leads to the new one (the section's former slug is kept).
+    const moved = await visit(t.app, url);
+    expect(moved.statusCode).toBe(301);
+    expect(moved.headers.location).toBe(`/sites/${w.project.id}/v1/manuals/page`);
     expect((await visit(t.app, `/sites/${w.project.id}/v1/manuals/page`)).statusCode).toBe(200);
   });
 });
