@@ -147,6 +147,35 @@ describeInBrowser('the reader site in Chromium: what readers do', () => {
     });
   });
 
+  it('a stored dark choice is the first theme painted, before the deferred script has run', async () => {
+    await withPage({ colorScheme: 'light' }, async (page) => {
+      await page.goto(site.url(shared.path));
+      await page.evaluate("localStorage.setItem('quire-theme', 'dark')");
+      // site.js is held back: until it runs, the page shows what the head's own script did.
+      let release = () => {};
+      const held = new Promise<void>((resolve) => (release = resolve));
+      await page.route('**/_site/site.*.js', async (route) => {
+        await held;
+        await route.continue();
+      });
+      await page.goto(site.url(site.fixture.richPage.path), { waitUntil: 'commit' });
+      await page.locator('h1').waitFor();
+      expect(await page.getAttribute('html', 'data-theme')).toBe('dark');
+      expect(await background(page)).toBe(DARK);
+      expect(await page.locator('.theme-toggle').isVisible()).toBe(false);
+      release();
+      await expect.poll(() => page.locator('.theme-toggle').isVisible()).toBe(true);
+      expect(await page.locator('.theme-toggle').textContent()).toBe('Light theme');
+
+      // It is the one script that blocks the parser, and it is small.
+      const blocking = page.locator('head script:not([defer]):not([async])');
+      expect(await blocking.count()).toBe(1);
+      const script = await fetch(new URL((await blocking.getAttribute('src')) ?? '', site.root));
+      expect(script.headers.get('cache-control')).toContain('immutable');
+      expect((await script.text()).length).toBeLessThan(600);
+    });
+  });
+
   it('without JavaScript, the search form submits to {site}/search?q= and the toggle stays hidden', async () => {
     await withPage({ javaScriptEnabled: false }, async (page) => {
       await page.goto(site.url(shared.path));
