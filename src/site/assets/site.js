@@ -51,7 +51,8 @@
         button.setAttribute('aria-label', 'Copy code to clipboard');
         button.addEventListener('click', function () {
           var code = pre.querySelector('code');
-          var text = (code || pre).innerText;
+          // Without the block's last newline, which pasted into a terminal would run the command.
+          var text = (code || pre).innerText.replace(/\n$/, '');
           var done = function () {
             button.textContent = 'Copied';
             window.setTimeout(function () {
