@@ -54,6 +54,9 @@ describeInBrowser('the reader site in Chromium: accessibility (axe-core)', () =>
         const response = await page.goto(url);
         expect(response?.status(), url).toBe(kind.status);
         if (theme.toggle) await page.click('.theme-toggle');
+        // On a phone the navigation waits behind its disclosure: opened, so that axe sees it too.
+        const menu = page.locator('.nav-toggle summary');
+        if (await menu.isVisible()) await menu.click();
         await expect.poll(() => background(page), { message: theme.name }).toBe(theme.background);
         found.push(...seriousOnes(await axeViolations(page)).map((line) => `${theme.name}: ${line}`));
         if (SHOTS) {

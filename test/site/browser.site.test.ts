@@ -179,6 +179,53 @@ describeInBrowser('the reader site in Chromium: what readers do', () => {
     });
   });
 
+  it('on a phone, a Menu disclosure above the content opens the navigation, without JavaScript', async () => {
+    const phone = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true };
+    await withPage({ ...phone, javaScriptEnabled: false }, async (page, context) => {
+      await page.goto(site.url(site.fixture.richPage.path));
+      const menu = page.locator('.nav-toggle summary');
+      const nav = page.locator(NAV);
+      expect(await menu.isVisible()).toBe(true);
+      expect(await nav.isVisible()).toBe(false);
+      expect(await disclosure(context, page, 'Menu')).toEqual({ focusable: true, expanded: false });
+      const top = async (selector: string) => (await page.locator(selector).boundingBox())?.y ?? Infinity;
+      expect(await top('.nav-toggle summary')).toBeLessThan(await top('main h1'));
+
+      // Reached with the keyboard from the top, before anything of the content; Enter opens it.
+      const passed: string[] = [];
+      for (let i = 0; i < 12 && passed.at(-1) !== 'Menu'; i++) {
+        await page.keyboard.press('Tab');
+        passed.push(
+          await page.evaluate<string>(
+            'document.activeElement?.closest("main") ? "main" : (document.activeElement?.textContent ?? "")',
+          ),
+        );
+      }
+      expect(passed.at(-1)).toBe('Menu');
+      expect(passed).not.toContain('main');
+      await page.keyboard.press('Enter');
+      await expect.poll(() => nav.isVisible()).toBe(true);
+      expect(await disclosure(context, page, 'Menu')).toEqual({ focusable: true, expanded: true });
+      expect(await current(page).isVisible()).toBe(true);
+      expect(await top(NAV)).toBeLessThan(await top('main h1'));
+      await page.keyboard.press('Tab');
+      expect(
+        await page.evaluate<string>(
+          'document.activeElement?.closest("nav")?.getAttribute("aria-label") ?? ""',
+        ),
+      ).toBe('Documentation');
+      await page.keyboard.press('Shift+Tab');
+      await page.keyboard.press('Enter');
+      await expect.poll(() => nav.isVisible()).toBe(false);
+    });
+    // On a wide screen there is no disclosure: the navigation is always there.
+    await withPage({ javaScriptEnabled: false }, async (page) => {
+      await page.goto(site.url(site.fixture.richPage.path));
+      expect(await page.locator('.nav-toggle summary').isVisible()).toBe(false);
+      expect(await page.locator(NAV).isVisible()).toBe(true);
+    });
+  });
+
   it('without JavaScript, the search form submits to {site}/search?q= and the toggle stays hidden', async () => {
     await withPage({ javaScriptEnabled: false }, async (page) => {
       await page.goto(site.url(shared.path));
@@ -283,6 +330,27 @@ describeInBrowser('the reader site in Chromium: what readers do', () => {
     "a reference page's anchors: every operation's link scrolls to its anchor (once the site serves references)",
   );
 });
+
+/**
+ * What Chromium tells assistive technology of the disclosure named `name`: whether it takes focus and
+ * whether it is expanded (its own accessibility tree, which the driver's locators do not give).
+ */
+async function disclosure(
+  context: BrowserContext,
+  page: Page,
+  name: string,
+): Promise<{ focusable: boolean; expanded: boolean } | null> {
+  const cdp = await context.newCDPSession(page);
+  try {
+    const { nodes } = await cdp.send('Accessibility.getFullAXTree');
+    const node = nodes.find((n) => n.role?.value === 'DisclosureTriangle' && n.name?.value === name);
+    if (!node) return null;
+    const property = (key: string) => node.properties?.find((p) => p.name === key)?.value.value === true;
+    return { focusable: property('focusable'), expanded: property('expanded') };
+  } finally {
+    await cdp.detach();
+  }
+}
 
 const background = (page: Page): Promise<string> =>
   page.evaluate<string>('getComputedStyle(document.body).backgroundColor');
