@@ -24,6 +24,8 @@ import { DocumentationService } from './modules/documentation/documentation.serv
 import { PagesService } from './modules/pages/pages.service.ts';
 import { ProjectsService } from './modules/projects/projects.service.ts';
 import { ReaderAccessService } from './modules/reader-access/reader-access.service.ts';
+import { RedirectsService } from './modules/redirects/redirects.service.ts';
+import { formerSlugsSubscriber } from './modules/redirects/redirects.subscriber.ts';
 import { ReferencesService } from './modules/references/references.service.ts';
 import { searchSubscriber } from './modules/search/search.events.ts';
 import { SearchIndexer } from './modules/search/search.indexer.ts';
@@ -70,6 +72,8 @@ export interface Deps {
   all: AllService;
   /** what readers can see, for the reader site: the project, its versions, a version's navigation */
   readers: ReadersService;
+  /** the site's redirects: former slugs (remembered as they change) and each project's rules */
+  redirects: RedirectsService;
   search: SearchService;
   exports: ExportService;
   /** Idempotency-Key claims and their answers, in the database */
@@ -152,6 +156,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     });
   const changes = new ChangeRecorder<ChangeEvent>(clock);
   changes.subscribe(auditSubscriber);
+  changes.subscribe(formerSlugsSubscriber);
   // Caches of page and search answers compare each project's stamp, which the database bumps on
   // every write to what they are made of.
   const stamps = new ChangeStamps(database);
@@ -173,7 +178,8 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     onError: overrides.onWebhookError ?? (() => undefined),
   });
   const nudge = () => webhookDispatcher.nudge();
-  changes.subscribe(webhooksSubscriber((trx) => afterCommit(trx, nudge), new WebhookSubscriptions(database)));
+  const subscriptions = new WebhookSubscriptions(database);
+  changes.subscribe(webhooksSubscriber((trx) => afterCommit(trx, nudge), subscriptions));
   const memoryBytes = config.cacheMemoryMb * 1024 * 1024;
   // Rendered contents take half the memory budget; page answers the other half.
   const renders = new RenderRoom(database, clock, workers, memoryBytes / 2);
@@ -217,6 +223,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
       page_render_stored: () => pages.storedRenderStats(),
       page_response: () => pages.responseCacheStats(),
       search_answer: () => search.cacheStats(),
+      webhook_subscriptions: () => subscriptions.stats(),
     },
     pool: () => database.poolStats(),
     pendingDeliveries: () => webhooks.pendingDeliveries(),
@@ -244,6 +251,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     linkScans,
     all: new AllService(reader, versions),
     readers: new ReadersService(reader, (projectId) => stamps.current(projectId)),
+    redirects: new RedirectsService(reader),
     search,
     exports: new ExportService(database, versions, clock),
     idempotency,

@@ -46,28 +46,17 @@ describe(`storage (${dialectName})`, () => {
     await sql`delete from ${table} where name = '9999-from-a-newer-build'`.execute(db);
     // A database the build before the last migration migrated: the next start applies that
     // migration, and only it.
-    const postgres = t.deps.database.dialect === 'postgres';
-    if (postgres) await sql`drop trigger projects_site_stamp on projects`.execute(db);
-    else await sql`drop trigger projects_site_stamp`.execute(db);
-    for (const [watched, events] of [
-      ['categories', ['insert', 'update', 'delete']],
-      ['changelogs', ['insert', 'update', 'delete']],
-      ['documentation', ['insert']],
-      ['versions', ['insert']],
-    ] as const) {
-      if (postgres) {
-        await sql`drop trigger ${sql.id(`${watched}_site_stamp`)} on ${sql.id(watched)}`.execute(db);
-        continue;
-      }
-      for (const event of events)
-        await sql`drop trigger ${sql.id(`${watched}_${event}_site_stamp`)}`.execute(db);
+    if (t.deps.database.dialect === 'postgres') {
+      await sql`drop trigger webhooks_webhook_stamp on webhooks`.execute(db);
+      await sql`drop function webhook_stamps_webhooks()`.execute(db);
+      await sql`drop function webhook_stamps_bump(integer)`.execute(db);
+    } else {
+      for (const event of ['insert', 'update', 'delete'])
+        await sql`drop trigger ${sql.id(`webhooks_${event}_stamp`)}`.execute(db);
     }
-    await db.schema.dropIndex('projects_site_host_idx').execute();
-    for (const column of ['site_host', 'site_logo', 'site_color', 'site_css', 'site_redirects']) {
-      await db.schema.alterTable('projects').dropColumn(column).execute();
-    }
-    await sql`delete from ${table} where name = '0016-site'`.execute(db);
-    expect(await upgradeDatabase(t.deps.database, t.storage.schema)).toEqual(['0016-site']);
+    await db.schema.dropTable('webhook_stamps').execute();
+    await sql`delete from ${table} where name = '0018-webhook-stamps'`.execute(db);
+    expect(await upgradeDatabase(t.deps.database, t.storage.schema)).toEqual(['0018-webhook-stamps']);
     expect(await upgradeDatabase(t.deps.database, t.storage.schema)).toEqual([]);
   });
 

@@ -7,6 +7,7 @@ import { oneOf, parseOptions, positiveInt, required, UsageError } from './args.t
 import { adminContext, type Command } from './command.ts';
 import { contentsCommands } from './content-commands.ts';
 import { listCommands } from './list-commands.ts';
+import { readTextFile } from './text-file.ts';
 
 const cli = { actor: CLI_ACTOR, ipAddress: null };
 const projectFlags = {
@@ -16,7 +17,32 @@ const projectFlags = {
   'base-path': { type: 'string' },
   host: { type: 'string' },
   variables: { type: 'string' },
+  'site-logo': { type: 'string' },
+  'site-color': { type: 'string' },
+  'site-css': { type: 'string' },
+  redirects: { type: 'string' },
 } as const;
+
+/** A flag naming a file whose text is the setting; `''` clears the setting. */
+const fileOption = async (file: string | undefined, flag: string): Promise<string | null | undefined> =>
+  file === undefined ? undefined : file === '' ? null : readTextFile(file, flag);
+
+/** The site settings among the flags: logo and colour as given, stylesheet and rules from files. */
+async function siteFields(values: {
+  'site-logo'?: string;
+  'site-color'?: string;
+  'site-css'?: string;
+  redirects?: string;
+}) {
+  const siteCss = await fileOption(values['site-css'], 'site-css');
+  const redirects = await fileOption(values.redirects, 'redirects');
+  return {
+    ...(values['site-logo'] !== undefined ? { siteLogo: values['site-logo'] || null } : {}),
+    ...(values['site-color'] !== undefined ? { siteColor: values['site-color'] || null } : {}),
+    ...(siteCss !== undefined ? { siteCss } : {}),
+    ...(redirects !== undefined ? { redirects } : {}),
+  };
+}
 
 function projectFields(values: {
   plan?: string;
@@ -79,7 +105,11 @@ function eventList(raw: string | undefined): WebhookEventType[] {
 export const COMMANDS: Record<string, Command> = {
   'project create': async (deps, args) => {
     const { values } = parseOptions(args, projectFlags);
-    return deps.projects.create(cli, { name: required(values.name, 'name'), ...projectFields(values) });
+    return deps.projects.create(cli, {
+      name: required(values.name, 'name'),
+      ...projectFields(values),
+      ...(await siteFields(values)),
+    });
   },
   'project update': async (deps, args) => {
     const { values, positionals } = parseOptions(args, projectFlags, 1);
@@ -87,6 +117,7 @@ export const COMMANDS: Record<string, Command> = {
     const fields = {
       ...(values.name !== undefined ? { name: required(values.name, 'name') } : {}),
       ...projectFields(values),
+      ...(await siteFields(values)),
     };
     if (Object.keys(fields).length === 0) throw new UsageError('nothing to update: give at least one option');
     return deps.projects.update(await adminContext(deps, { projectId: id }), fields);

@@ -7,8 +7,9 @@ import { oneLine, type CliIo } from './output.ts';
 
 const USAGE = `usage: quire <command>
   serve | migrate
-  project create --name NAME [--plan free|grow|enterprise] [--access public|invite] [--base-path PATH] [--host URL] [--variables JSON]
-  project update ID [--name] [--plan] [--access] [--base-path] [--host] [--variables JSON]
+  project create --name NAME [--plan free|grow|enterprise] [--access public|invite] [--base-path PATH] [--host URL] [--variables JSON] [site settings]
+  project update ID [--name] [--plan] [--access] [--base-path] [--host] [--variables JSON] [site settings]
+    site settings: [--site-logo DATA_URL|/PATH] [--site-color '#RRGGBB'] [--site-css FILE] [--redirects FILE] ('' clears one)
   project list
   key create --project ID [--name NAME] [--permissions all|P1,P2,...] [--versions all|ID1,ID2,...] [--user USER_ID]
   key revoke ID

@@ -28,6 +28,8 @@ import { versionScope } from './migrations/0013-version-scope.ts';
 import { idempotencyHolder } from './migrations/0014-idempotency-holder.ts';
 import { searchChangeStamps } from './migrations/0015-search-change-stamps.ts';
 import { site } from './migrations/0016-site.ts';
+import { formerSlugs } from './migrations/0017-former-slugs.ts';
+import { webhookStamps } from './migrations/0018-webhook-stamps.ts';
 
 /** Append-only: never edit a migration that has shipped; add the next one here. */
 const MIGRATIONS: readonly Migration[] = [
@@ -47,6 +49,8 @@ const MIGRATIONS: readonly Migration[] = [
   idempotencyHolder,
   searchChangeStamps,
   site,
+  formerSlugs,
+  webhookStamps,
 ];
 
 /**

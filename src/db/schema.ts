@@ -1,11 +1,17 @@
 import type { Generated } from 'kysely';
-import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhooksTable } from './schema.webhooks.ts';
+import type {
+  WebhookAttemptsTable,
+  WebhookDeliveriesTable,
+  WebhooksTable,
+  WebhookStampsTable,
+} from './schema.webhooks.ts';
 
 export type {
   DeliveryStatus,
   WebhookAttemptsTable,
   WebhookDeliveriesTable,
   WebhooksTable,
+  WebhookStampsTable,
 } from './schema.webhooks.ts';
 
 /**
@@ -268,6 +274,15 @@ export interface NavigationStampsTable {
   stamp: string | number;
 }
 
+/** A slug a version, section or page had before it changed (migration 0017): who held it, in what. */
+export interface FormerSlugsTable {
+  kind: 'version' | 'section' | 'page';
+  /** the project of a version, the version of a section, the section of a page */
+  parent_id: number;
+  slug: string;
+  target_id: number;
+}
+
 export interface Database {
   projects: ProjectsTable;
   api_keys: ApiKeysTable;
@@ -288,7 +303,9 @@ export interface Database {
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
+  webhook_stamps: WebhookStampsTable;
   change_stamps: ChangeStampsTable;
   navigation_stamps: NavigationStampsTable;
   rendered_contents: RenderedContentsTable;
+  former_slugs: FormerSlugsTable;
 }

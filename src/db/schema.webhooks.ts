@@ -55,3 +55,10 @@ export interface WebhookAttemptsTable {
   duration_ms: number;
   error: string | null;
 }
+
+/** A project's webhooks counter (migrations/0018-webhook-stamps.ts): moves only with its webhooks; no row: 0. */
+export interface WebhookStampsTable {
+  project_id: number;
+  /** bigint: a string on PostgreSQL, a number on SQLite */
+  stamp: string | number;
+}

@@ -50,10 +50,27 @@ function parameterLines(root: Json, ...lists: unknown[]): string[] {
   return lines;
 }
 
-/** The operations of a parsed OpenAPI (or Swagger 2) document, in the order of its paths. */
-export function referenceOperations(document: unknown): IndexedOperation[] {
+export type OperationMethod = (typeof METHODS)[number];
+
+/** An operation where a document holds it, with the anchor both search and the reference page give it. */
+export interface LocatedOperation {
+  path: string;
+  method: OperationMethod;
+  /** the path item (a local `$ref` to one followed) */
+  item: Json;
+  operation: Json;
+  fragment: string;
+}
+
+/**
+ * The operations of a parsed OpenAPI (or Swagger 2) document, in the order of its paths, each with
+ * its anchor: its operationId, else `<method>-<path>`, made a slug; a repeated one gets `-2`, `-3`.
+ * Search's entries and the reference page's element ids both come from here, so a hit's fragment is
+ * always an id on the page.
+ */
+export function locateOperations(document: unknown): LocatedOperation[] {
   if (!isObject(document) || !isObject(document.paths)) return [];
-  const operations: IndexedOperation[] = [];
+  const located: LocatedOperation[] = [];
   const seen = new Map<string, number>();
   for (const [path, rawItem] of Object.entries(document.paths)) {
     const item = resolve(document, rawItem);
@@ -61,28 +78,36 @@ export function referenceOperations(document: unknown): IndexedOperation[] {
     for (const method of METHODS) {
       const operation = item[method];
       if (!isObject(operation)) continue;
-      if (operations.length >= MAX_OPERATIONS) return operations;
+      if (located.length >= MAX_OPERATIONS) return located;
       const operationId = text(operation.operationId);
       let fragment = slugify(operationId !== '' ? operationId : `${method} ${path}`, method);
       const count = (seen.get(fragment) ?? 0) + 1;
       seen.set(fragment, count);
       if (count > 1) fragment = `${fragment}-${count}`;
-      const summary = text(operation.summary);
-      const lines = [
-        text(operation.description),
-        ...parameterLines(document, item.parameters, operation.parameters),
-      ];
-      operations.push({
-        fragment,
-        title: summary !== '' ? summary : `${method.toUpperCase()} ${path}`,
-        content: lines
-          .filter((line) => line !== '')
-          .join('\n')
-          .slice(0, MAX_TEXT),
-      });
+      located.push({ path, method, item, operation, fragment });
     }
   }
-  return operations;
+  return located;
+}
+
+/** The operations of a parsed OpenAPI (or Swagger 2) document, in the order of its paths. */
+export function referenceOperations(document: unknown): IndexedOperation[] {
+  if (!isObject(document)) return [];
+  return locateOperations(document).map(({ path, method, item, operation, fragment }) => {
+    const summary = text(operation.summary);
+    const lines = [
+      text(operation.description),
+      ...parameterLines(document, item.parameters, operation.parameters),
+    ];
+    return {
+      fragment,
+      title: summary !== '' ? summary : `${method.toUpperCase()} ${path}`,
+      content: lines
+        .filter((line) => line !== '')
+        .join('\n')
+        .slice(0, MAX_TEXT),
+    };
+  });
 }
 
 /** The operations of a stored definition, read in this thread. */

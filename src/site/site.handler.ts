@@ -43,6 +43,16 @@ export interface AddressContext {
 export type AddressHandler = (ctx: AddressContext, address: SiteAddress) => Promise<SiteAnswer | null>;
 
 /**
+ * What may answer an address that names nothing readers can see, before the not-found page (the
+ * redirects): given the address and the path below the root as the request sent it.
+ */
+export type MissingHandler = (
+  ctx: AddressContext,
+  address: SiteAddress,
+  path: string,
+) => Promise<SiteAnswer | null>;
+
+/**
  * The reader site (../shared/spec/site.md, docs/decisions/0027-reader-site.md): an address below a
  * site's root → what readers may see there, rendered by the templates. Answers of addresses without a
  * query are kept under the project's change stamp, so a cached page costs a stamp read and a lookup,
@@ -53,6 +63,7 @@ export class SiteHandler {
   private readonly kept = new LruCache<Kept>(20_000, 64 * 1024 * 1024, (k) => k.answer.body.length + 200);
   private readonly handlers = new Map<SiteAddress['kind'], AddressHandler>();
   private readonly variants = new Map<SiteAddress['kind'], (request: FastifyRequest) => string>();
+  private readonly missing: MissingHandler[] = [];
 
   constructor(
     private readonly config: Config,
@@ -72,6 +83,11 @@ export class SiteHandler {
     this.handlers.set(kind, handler);
     if (variant) this.variants.set(kind, variant);
     else this.variants.delete(kind);
+  }
+
+  /** Adds what may answer an address that names nothing, tried in the order added. */
+  onMissing(handler: MissingHandler): void {
+    this.missing.push(handler);
   }
 
   /** Answers a request of a site; a failure is the site's own error page, never the API's envelope. */
@@ -131,7 +147,11 @@ export class SiteHandler {
       if (kept && kept.stamp === stamp)
         return sendSiteAnswer(request, reply, kept.answer, cacheControl, kept.etag);
     }
-    const answer = (await this.answer({ site, request }, address)) ?? (await this.notFound(site));
+    const ctx = { site, request };
+    const answer =
+      (await this.answer(ctx, address)) ??
+      (await this.whenMissing(ctx, address, at.path)) ??
+      (await this.notFound(site));
     const etag = strongTag(answer.body);
     if (cacheable && stamp !== null && answer.status !== 503) this.kept.set(key, { stamp, answer, etag });
     return sendSiteAnswer(request, reply, answer, cacheControl, etag);
@@ -225,6 +245,18 @@ export class SiteHandler {
         return handler ? handler(ctx, address) : null;
       }
     }
+  }
+
+  private async whenMissing(
+    ctx: AddressContext,
+    address: SiteAddress,
+    path: string,
+  ): Promise<SiteAnswer | null> {
+    for (const handler of this.missing) {
+      const answer = await handler(ctx, address, path);
+      if (answer !== null) return answer;
+    }
+    return null;
   }
 
   /** A published version's navigation by slug, or null when readers see no such version. */

@@ -5,7 +5,9 @@ import { registerChangelogs } from './site.changelogs.ts';
 import { describe } from './site.content.ts';
 import { SiteHandler } from './site.handler.ts';
 import { registerMachineFiles } from './site.machine.ts';
+import { referencePages } from './site.reference.ts';
 import { SiteSearch } from './site.search.ts';
+import { registerRedirects } from './site.redirects.ts';
 
 /**
  * The reader site as the app serves it: the handler of its addresses, with every feature's addresses
@@ -16,5 +18,7 @@ export function buildSite(deps: Deps): SiteHandler {
   new SiteSearch(site, deps).register();
   registerChangelogs(site, new ReaderChangelogs(deps.database.reader, deps.changelogs));
   registerMachineFiles(site, new ReaderMachine(deps.database.reader, describe));
+  site.on('reference', referencePages(site, deps.references));
+  registerRedirects(site, deps.redirects);
   return site;
 }

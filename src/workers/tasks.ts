@@ -5,12 +5,15 @@
  */
 import { move } from 'piscina';
 import { autoLinkTargets, renderContent, type ContentFormat, type RenderContext } from '../content/index.ts';
+import { descriptionHtml } from '../content/description-html.ts';
 import { scanContent, type ContentScan } from '../content/link-scan.ts';
 import { AppError, type FieldProblem } from '../errors.ts';
 import { convertDefinition } from '../openapi/convert-definition.ts';
 import { checkDefinition } from '../openapi/definition.check.ts';
-import type { DefinitionFormat } from '../openapi/definition.parser.ts';
+import { parseStoredDefinition, type DefinitionFormat } from '../openapi/definition.parser.ts';
 import { operationsInPlace, type IndexedOperation } from '../openapi/reference-operations.ts';
+import { buildReferenceView } from '../openapi/reference-view.ts';
+import type { ReferenceView } from '../openapi/reference-view.types.ts';
 import { sourceDigest, utf8Text } from '../shared/serialised.ts';
 
 export type Task =
@@ -20,6 +23,8 @@ export type Task =
   | { kind: 'inspect'; source: string | Uint8Array }
   | { kind: 'render'; source: string | Uint8Array; format: ContentFormat; ctx: RenderContext }
   | { kind: 'referenceOperations'; definition: string | Uint8Array; format: DefinitionFormat }
+  /** a published definition as the reader site's reference page shows it */
+  | { kind: 'referenceView'; definition: string | Uint8Array; format: DefinitionFormat }
   /** pages' Darkdown contents read for their links and heading anchors (the broken-links report) */
   | { kind: 'scanLinks'; sources: Array<string | Uint8Array>; variables: Readonly<Record<string, unknown>> }
   | { kind: 'warm' };
@@ -36,6 +41,12 @@ export interface TaskResults {
    */
   render: Uint8Array;
   referenceOperations: { kind: 'referenceOperations'; operations: IndexedOperation[] };
+  /**
+   * The view (ReferenceView, or null when the stored text no longer parses or is no document) as
+   * JSON, UTF-8 encoded and moved: reading JSON on the main thread takes a fraction of the time
+   * rebuilding a cloned tree of tens of thousands of small objects takes.
+   */
+  referenceView: Uint8Array;
   /** one scan per source, in the same order */
   scanLinks: { kind: 'scanLinks'; scans: ContentScan[] };
   warm: { kind: 'warm' };
@@ -114,6 +125,10 @@ export async function run(task: Task): Promise<TaskResult> {
         kind: 'referenceOperations',
         operations: await operationsInPlace(task.definition, task.format),
       };
+    case 'referenceView':
+      return move(
+        new TextEncoder().encode(JSON.stringify(referenceViewOf(task.definition, task.format))),
+      ) as Uint8Array;
     case 'scanLinks':
       return {
         kind: 'scanLinks',
@@ -126,4 +141,15 @@ export async function run(task: Task): Promise<TaskResult> {
       return { kind: 'warm' };
     }
   }
+}
+
+function referenceViewOf(definition: string | Uint8Array, format: DefinitionFormat): ReferenceView | null {
+  let document: unknown;
+  try {
+    document = parseStoredDefinition(utf8Text(definition), format);
+  } catch {
+    // Stored definitions parsed when they were uploaded; one that no longer does has nothing to show.
+    return null;
+  }
+  return buildReferenceView(document, descriptionHtml);
 }

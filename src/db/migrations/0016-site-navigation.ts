@@ -55,8 +55,10 @@ const sectionVersion = (row: string) =>
   `select version_id from documentation where id = ${row}.documentation_id`;
 
 async function sqliteTriggers(db: AnyDb): Promise<void> {
+  // Only for a version that is still there: a purge deletes a version before what it held.
   const bump = (versionSelect: string) =>
-    `insert into navigation_stamps (version_id, stamp) select version_id, 1 from (${versionSelect}) where version_id is not null
+    `insert into navigation_stamps (version_id, stamp)
+     select v.id, 1 from versions v where v.id in (select version_id from (${versionSelect}))
      on conflict (version_id) do update set stamp = stamp + 1;`;
   const triggers: Array<[string, string]> = [
     ['pages_insert_nav_stamp after insert on pages', bump(sectionVersion('new'))],

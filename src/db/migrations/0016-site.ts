@@ -59,7 +59,7 @@ const WATCHED: Array<{
   {
     table: 'changelogs',
     events: ['insert', 'update', 'delete'],
-    project: (row) => `select ${row}.project_id as project_id`,
+    project: (row) => `select p.id as project_id from projects p where p.id = ${row}.project_id`,
   },
   {
     table: 'documentation',
@@ -69,7 +69,7 @@ const WATCHED: Array<{
   {
     table: 'versions',
     events: ['insert'],
-    project: (row) => `select ${row}.project_id as project_id`,
+    project: (row) => `select p.id as project_id from projects p where p.id = ${row}.project_id`,
   },
 ];
 

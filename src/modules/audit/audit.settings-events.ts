@@ -1,4 +1,5 @@
-import type { ChangeEvent } from '../changes/change-events.ts';
+import { createHash } from 'node:crypto';
+import type { ChangeEvent, ProjectChange } from '../changes/change-events.ts';
 import type { AuditEntry } from './audit.entry.ts';
 
 /** The changes to a project's settings, its keys, users, readers and webhooks (not its content). */
@@ -28,7 +29,27 @@ const PROJECT_FIELD_SCOPE = {
   host: 'hosting',
   // What every page of the project reads.
   variables: 'content',
+  // The site's own settings are hosting settings like its host and base path (decision 0029).
+  siteLogo: 'hosting',
+  siteColor: 'hosting',
+  siteCss: 'hosting',
+  redirects: 'hosting',
 } as const;
+
+const HOSTING_FIELDS = ['host', 'basePath', 'siteLogo', 'siteColor', 'siteCss', 'redirects'] as const;
+
+/** Settings whose text can be long (a stylesheet, a rules file, a logo's data: URL). */
+const DIGESTED = new Set<ProjectChange['field']>(['siteLogo', 'siteCss', 'redirects']);
+
+/**
+ * A long setting's value as the audit log keeps it: its size and a digest, which tell two versions
+ * apart without copying 64 KiB of CSS into every entry; a short one as it is.
+ */
+function logged(field: ProjectChange['field'], value: string | null): string | null {
+  if (value === null || !DIGESTED.has(field) || value.length <= 200) return value;
+  const digest = createHash('sha256').update(value).digest('hex').slice(0, 16);
+  return `${Buffer.byteLength(value)} bytes, sha256 ${digest}…`;
+}
 
 /** The audit entries of a settings change: one, except a project update, with one per changed setting. */
 export function settingsEntries(event: SettingsEvent): AuditEntry[] {
@@ -43,6 +64,21 @@ export function settingsEntries(event: SettingsEvent): AuditEntry[] {
           message: `Project '${event.project.name}' created`,
           details: { plan: event.project.plan, access: event.project.access },
         },
+        // Hosting and site settings given at creation are audited where their changes are.
+        ...HOSTING_FIELDS.flatMap((field) => {
+          const value = event.project[field];
+          if (value === null) return [];
+          return [
+            {
+              scope: PROJECT_FIELD_SCOPE[field],
+              entity: 'project',
+              entityId: event.project.id,
+              operation: 'INS' as const,
+              message: `Project ${field} set`,
+              details: { field, from: null, to: logged(field, value) },
+            },
+          ];
+        }),
       ];
     case 'project.updated':
       // Each kind of change goes to its own scope, as the audit log's consumers filter by scope.
@@ -52,7 +88,7 @@ export function settingsEntries(event: SettingsEvent): AuditEntry[] {
         entityId: event.project.id,
         operation: 'UPD',
         message: `Project ${field} changed`,
-        details: { field, from, to },
+        details: { field, from: logged(field, from), to: logged(field, to) },
       }));
     case 'api_key.created':
       return [

@@ -17,7 +17,17 @@ import type { Webhook } from '../webhooks/webhooks.presenter.ts';
 
 /** One setting of a project that a change moved, for the audit scope it belongs to. */
 export interface ProjectChange {
-  field: 'name' | 'plan' | 'access' | 'basePath' | 'host' | 'variables';
+  field:
+    | 'name'
+    | 'plan'
+    | 'access'
+    | 'basePath'
+    | 'host'
+    | 'variables'
+    | 'siteLogo'
+    | 'siteColor'
+    | 'siteCss'
+    | 'redirects';
   from: string | null;
   to: string | null;
 }

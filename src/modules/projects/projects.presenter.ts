@@ -6,6 +6,12 @@ import type { ProjectRow } from './projects.repository.ts';
 export interface ProjectRecord extends ProjectSettings {
   /** what `%name%` and `%a.b%` in its pages read */
   variables: Readonly<Record<string, unknown>>;
+  /** the site's theme: a data: URL or a path of the site's host; `#rrggbb`; the stylesheet's text */
+  siteLogo: string | null;
+  siteColor: string | null;
+  siteCss: string | null;
+  /** the redirect rules file's text */
+  redirects: string | null;
   created: string;
   updated: string;
 }
@@ -25,6 +31,10 @@ export function presentProject(row: ProjectRow): ProjectRecord {
   return {
     ...projectSettings(row),
     variables: parseVariables(row.variables),
+    siteLogo: row.site_logo,
+    siteColor: row.site_color,
+    siteCss: row.site_css,
+    redirects: row.site_redirects,
     created: formatApiDate(row.created),
     updated: formatApiDate(row.updated),
   };

@@ -82,11 +82,7 @@ export const projectsRepository = {
   update(db: Executor, id: number, values: Updateable<ProjectsTable>): Promise<ProjectRow> {
     return db
       .updateTable('projects')
-      .set(
-        values.host === undefined
-          ? values
-          : { ...values, site_host: siteHostOf(values.host as string | null) },
-      )
+      .set(values.host === undefined ? values : { ...values, site_host: siteHostOf(values.host) })
       .where('id', '=', id)
       .returningAll()
       .executeTakeFirstOrThrow();

@@ -10,6 +10,14 @@ import type { ChangeRecorder, ProjectChange } from '../changes/change-events.ts'
 import { toStoredDate } from '../../shared/dates.ts';
 import { assertNotBlank } from '../../shared/text.ts';
 import { storedVariables } from './project-variables.ts';
+import {
+  checkedBasePath,
+  checkedColor,
+  checkedCss,
+  checkedHost,
+  checkedLogo,
+  checkedRedirects,
+} from './site-settings.ts';
 import { presentProject, projectSettings, type ProjectRecord } from './projects.presenter.ts';
 import { projectsRepository as repo, type ProjectOwned } from './projects.repository.ts';
 
@@ -27,6 +35,23 @@ export interface ProjectInput {
   host?: string | null;
   /** what `%name%` and `%a.b%` in pages read: replaced whole; checked by storedVariables */
   variables?: unknown;
+  /** the site's theme and redirect rules (site-settings.ts checks them); null or empty clears one */
+  siteLogo?: string | null;
+  siteColor?: string | null;
+  siteCss?: string | null;
+  redirects?: string | null;
+}
+
+/** The hosting and site settings given, checked and as stored; absent ones stay absent. */
+function siteColumns(input: Partial<ProjectInput>) {
+  return {
+    ...(input.basePath !== undefined ? { base_path: checkedBasePath(input.basePath) } : {}),
+    ...(input.host !== undefined ? { host: checkedHost(input.host) } : {}),
+    ...(input.siteLogo !== undefined ? { site_logo: checkedLogo(input.siteLogo) } : {}),
+    ...(input.siteColor !== undefined ? { site_color: checkedColor(input.siteColor) } : {}),
+    ...(input.siteCss !== undefined ? { site_css: checkedCss(input.siteCss) } : {}),
+    ...(input.redirects !== undefined ? { site_redirects: checkedRedirects(input.redirects) } : {}),
+  };
 }
 
 /** What creating a project needs: who acts, from where; the new project is its own scope. */
@@ -52,14 +77,16 @@ export class ProjectsService {
   async create(ctx: ProjectCreateContext, input: ProjectInput): Promise<ProjectRecord> {
     assertNotBlank('name', input.name);
     const variables = input.variables === undefined ? '{}' : storedVariables('variables', input.variables);
+    const site = siteColumns(input);
     const now = toStoredDate(this.clock.now());
     return inTransaction(this.db, ctx, async (tx) => {
       const row = await repo.insert(tx.transaction, {
         name: input.name,
         plan: input.plan ?? 'free',
         access: input.access ?? 'public',
-        base_path: input.basePath ?? null,
-        host: input.host ?? null,
+        base_path: null,
+        host: null,
+        ...site,
         variables,
         created: now,
         updated: now,
@@ -75,6 +102,7 @@ export class ProjectsService {
     if (input.name !== undefined) assertNotBlank('name', input.name);
     const variables =
       input.variables === undefined ? undefined : storedVariables('variables', input.variables);
+    const site = siteColumns(input);
     const id = ctx.scope.project.id;
     const updated = await inTransaction(this.db, ctx, async (tx) => {
       const before = await repo.findById(tx.transaction, id);
@@ -83,8 +111,7 @@ export class ProjectsService {
         ...(input.name !== undefined ? { name: input.name } : {}),
         ...(input.plan !== undefined ? { plan: input.plan } : {}),
         ...(input.access !== undefined ? { access: input.access } : {}),
-        ...(input.basePath !== undefined ? { base_path: input.basePath } : {}),
-        ...(input.host !== undefined ? { host: input.host } : {}),
+        ...site,
         ...(variables !== undefined ? { variables } : {}),
         updated: toStoredDate(this.clock.now()),
       });
@@ -95,6 +122,10 @@ export class ProjectsService {
         { field: 'basePath', from: before.base_path, to: row.base_path },
         { field: 'host', from: before.host, to: row.host },
         { field: 'variables', from: before.variables, to: row.variables },
+        { field: 'siteLogo', from: before.site_logo, to: row.site_logo },
+        { field: 'siteColor', from: before.site_color, to: row.site_color },
+        { field: 'siteCss', from: before.site_css, to: row.site_css },
+        { field: 'redirects', from: before.site_redirects, to: row.site_redirects },
       ];
       const changes = candidates.filter((c) => c.from !== c.to);
       const project = presentProject(row);

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { setImmediate } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
 import { assertMay, assertVersionInScope, type Scope, type UseCaseContext } from '../../auth/actor.ts';
@@ -16,6 +17,9 @@ import { unavailableIfTaskFails } from '../../workers/task-unavailable.ts';
 import type { VersionsService } from '../versions/versions.service.ts';
 import { DefinitionConverter } from './definition.converter.ts';
 import { fileProblem, type DefinitionFormat } from '../../openapi/definition.parser.ts';
+import type { ReferenceView } from '../../openapi/reference-view.types.ts';
+import { LruCache } from '../../shared/lru-cache.ts';
+import { utf8Text } from '../../shared/serialised.ts';
 import { presentReference, type Reference } from './references.presenter.ts';
 import {
   referencesRepository as repo,
@@ -38,9 +42,17 @@ export interface UploadInput {
 /** From this size on, an upload's text is written in a later turn of the event loop than it arrived in. */
 const YIELD_AFTER_CHARS = 64 * 1024;
 const uploadPermission = (publish: boolean): Permission => (publish ? 'reference.publish' : 'reference.edit');
+/** Views of published definitions kept for the reader site, weighed by their JSON's size. */
+const VIEWS_KEPT = 200;
+const VIEW_BYTES_KEPT = 32 * 1024 * 1024;
 
 export class ReferencesService {
   private readonly converter: DefinitionConverter;
+  private readonly views = new LruCache<{ view: ReferenceView | null; bytes: number }>(
+    VIEWS_KEPT,
+    VIEW_BYTES_KEPT,
+    (kept) => 200 + kept.bytes,
+  );
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -176,6 +188,30 @@ export class ReferencesService {
       this.converter.convert(stored.text, stored.format, format),
     );
     return { text, format, etag };
+  }
+
+  /**
+   * The published definition of a reference as the reader site's page shows it (site.md §4), or null
+   * when the project has no such live, published reference. The caller has found it among what readers
+   * can see (ReadersService's navigation). The view is built in a worker thread and kept by the hash
+   * of the stored text: the site renders the page again after any change of the project, and only a
+   * new definition needs a new view.
+   */
+  async publishedView(projectId: number, id: number): Promise<ReferenceView | null> {
+    const row = await repo.findById(this.reader, projectId, id);
+    if (!row || row.published !== 1) return null;
+    const stored = await repo.definition(this.reader, id, false);
+    if (!stored) return null;
+    const key = `${createHash('sha256').update(stored.text).digest('base64')}:${stored.format}`;
+    const kept = this.views.get(key);
+    if (kept) return kept.view;
+    const json = await unavailableIfTaskFails('The reference could not be shown', () =>
+      this.workers.run({ kind: 'referenceView', definition: stored.text, format: stored.format }),
+    );
+    // The worker wrote it from a ReferenceView (src/workers/tasks.ts).
+    const view = JSON.parse(utf8Text(json)) as ReferenceView | null;
+    this.views.set(key, { view, bytes: json.byteLength });
+    return view;
   }
 
   /** Parses and validates an upload in a worker thread, once: its text, format and title. */

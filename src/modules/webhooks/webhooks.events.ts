@@ -80,50 +80,69 @@ interface Subscription {
 /** Projects whose webhooks are kept at once; past it the cache starts over. */
 const CACHED_PROJECTS = 10_000;
 
+/** A project's live webhooks, and the project's webhook stamp they were read under. */
+interface Kept {
+  stamp: string;
+  hooks: Subscription[];
+}
+
 /**
  * Each project's live webhooks, for the outbox on SQLite (PostgreSQL's finds them in the statement
- * that writes the deliveries: see webhooksSubscriber). They are kept, and read again only when they
- * may have changed: a webhook created or deleted here (its change event drops the project's entry),
- * or a commit by any other connection to the file (another process, another app in this one), which moves the writer
- * connection's `PRAGMA data_version`. The subscriber runs after the change's own writes, so its
- * transaction holds the file's write lock and nothing else commits while it reads. A transaction that
- * created or deleted a webhook reads them itself (what it sees may yet roll back) and keeps nothing.
+ * that writes the deliveries: see webhooksSubscriber). They are kept under the project's webhook
+ * stamp, a counter that triggers move on every write to the project's webhooks, whoever makes it (this
+ * app, another one in this process, another process: migrations/0018-webhook-stamps.ts). Each change
+ * reads the counter in its own transaction, a point read on the writer connection, and is served what
+ * is kept while it is the same; the webhooks are read again, in the same transaction and so the same
+ * state of the database, only when it has moved. Writes to anything else, and other projects'
+ * webhooks, keep them.
+ *
+ * A transaction that created or deleted a webhook (its change event says so) reads them itself and
+ * keeps nothing: the counter it sees moved in it, and should it roll back, a later commit could bring
+ * the counter to that same number over other webhooks.
  */
 export class WebhookSubscriptions {
-  private readonly kept = new Map<number, Subscription[]>();
+  private readonly kept = new Map<number, Kept>();
   private readonly touched = new WeakSet<Transaction<Database>>();
-  private readonly dataVersion: (() => unknown) | null;
-  private version: unknown = null;
+  private readonly stamp: ((projectId: number) => string) | null;
+  private readonly lookups = { hits: 0, misses: 0 };
   /** PostgreSQL's outbox finds the webhooks in the statement that writes the deliveries instead */
   readonly dialect: DialectName;
 
   constructor(database: DatabaseHandle) {
     this.dialect = database.dialect;
     const writer = database.sqlite;
-    this.dataVersion = writer === null ? null : repo.dataVersion(writer);
+    this.stamp = writer === null ? null : repo.webhookStamp(writer);
   }
 
+  /** The project's live webhooks as `trx` sees them. On SQLite only, where `trx` is the writer's. */
   async of(trx: Transaction<Database>, projectId: number): Promise<Subscription[]> {
-    if (this.dataVersion === null || this.touched.has(trx)) return read(trx, projectId);
-    const version = this.dataVersion();
-    if (version !== this.version) {
-      this.kept.clear();
-      this.version = version;
+    if (this.stamp === null || this.touched.has(trx)) {
+      this.lookups.misses += 1;
+      return read(trx, projectId);
     }
+    const stamp = this.stamp(projectId);
     const kept = this.kept.get(projectId);
-    if (kept !== undefined) return kept;
+    if (kept !== undefined && kept.stamp === stamp) {
+      this.lookups.hits += 1;
+      return kept.hooks;
+    }
+    this.lookups.misses += 1;
     const hooks = await read(trx, projectId);
-    if (this.dataVersion() === version && !this.touched.has(trx)) {
-      if (this.kept.size >= CACHED_PROJECTS) this.kept.clear();
-      this.kept.set(projectId, hooks);
+    if (!this.touched.has(trx)) {
+      if (kept === undefined && this.kept.size >= CACHED_PROJECTS) this.kept.clear();
+      this.kept.set(projectId, { stamp, hooks });
     }
     return hooks;
   }
 
   /** A webhook of the project was created or deleted in `trx`. */
-  changed(trx: Transaction<Database>, projectId: number): void {
+  changed(trx: Transaction<Database>): void {
     this.touched.add(trx);
-    this.kept.delete(projectId);
+  }
+
+  /** Lookups served from what was kept, and those that read the webhooks (metrics). */
+  stats(): { hits: number; misses: number } {
+    return { ...this.lookups };
   }
 }
 
@@ -143,8 +162,9 @@ async function read(trx: Transaction<Database>, projectId: number): Promise<Subs
  * the webhooks and writes the deliveries, sent with the change's other writes (its audit entry…), so a
  * change costs no round trip of its own here; it runs after the change's own statements, as the read
  * it replaces did, so a webhook committed before then gets the delivery. On SQLite the webhooks are
- * kept (WebhookSubscriptions) and a project without any costs no statement. When rows were written,
- * `written` is told the transaction: the dispatcher is nudged once it has committed, never before.
+ * kept (WebhookSubscriptions): a change costs one point read of its project's webhook stamp, and
+ * they are read again only when it has moved. When rows were written, `written` is told the
+ * transaction: the dispatcher is nudged once it has committed, never before.
  */
 export function webhooksSubscriber(
   written: (trx: Transaction<Database>) => void,
@@ -155,7 +175,7 @@ export function webhooksSubscriber(
       if (rows > 0) written(trx);
     };
     if (event.type === 'webhook.created' || event.type === 'webhook.deleted') {
-      subscriptions.changed(trx, event.projectId);
+      subscriptions.changed(trx);
     }
     const message = outgoing(event);
     if (message === null) return;

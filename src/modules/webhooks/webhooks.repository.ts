@@ -7,10 +7,20 @@ import type { AttemptRow, DeliveryRow, WebhookRow } from './webhooks.presenter.t
 const PUBLIC_COLUMNS = ['id', 'url', 'events', 'description', 'created', 'versions'] as const;
 
 export const webhooksRepository = {
-  /** SQLite: reads the connection's data_version, which moves when another connection commits. */
-  dataVersion(sqlite: SQLite.Database): () => unknown {
-    const statement = sqlite.prepare('PRAGMA data_version').pluck();
-    return () => statement.get();
+  /**
+   * SQLite: a reader of a project's webhook stamp (migrations/0018-webhook-stamps.ts), one point read
+   * by the primary key, as text ('0' when the project has no row). Its statement is prepared on the
+   * connection given at the first read (the table exists once migrations have run) and run on that
+   * connection directly: called inside a transaction of the connection, it reads in that transaction.
+   */
+  webhookStamp(sqlite: SQLite.Database): (projectId: number) => string {
+    let statement: SQLite.Statement<[number], number | bigint | string> | null = null;
+    return (projectId) => {
+      statement ??= sqlite
+        .prepare<[number], number | bigint | string>('select stamp from webhook_stamps where project_id = ?')
+        .pluck();
+      return String(statement.get(projectId) ?? 0);
+    };
   },
 
   insert(db: Executor, values: Insertable<WebhooksTable>) {
