@@ -18,20 +18,30 @@ function load(file: string, type: string): SiteAsset {
   return { name: `${file.slice(0, dot)}.${contentHash(body)}${file.slice(dot)}`, type, body };
 }
 
+const SCRIPT = 'text/javascript; charset=utf-8';
+
 /**
- * The site's stylesheet and script, read once when the app is built; their names change with their
+ * The few hundred bytes that set the reader's stored theme before the first paint, loaded without
+ * `defer` in every page's head (the policy allows no inline script). Read when this module loads, so
+ * that the layout can name it: its bytes, like the other assets', are fixed for the process's life.
+ */
+export const THEME_SCRIPT: SiteAsset = load('theme.js', SCRIPT);
+
+/**
+ * The site's stylesheet and scripts, read once when the app is built; their names change with their
  * bytes, so they are served as immutable. Any other name under `_site/` is not found: the names are
  * looked up in this table, never on the file system.
  */
 export class SiteAssets {
   readonly css: SiteAsset;
   readonly js: SiteAsset;
+  readonly theme: SiteAsset = THEME_SCRIPT;
   private readonly byName: ReadonlyMap<string, SiteAsset>;
 
   constructor() {
     this.css = load('site.css', 'text/css; charset=utf-8');
-    this.js = load('site.js', 'text/javascript; charset=utf-8');
-    this.byName = new Map([this.css, this.js].map((asset) => [asset.name, asset]));
+    this.js = load('site.js', SCRIPT);
+    this.byName = new Map([this.css, this.js, this.theme].map((asset) => [asset.name, asset]));
   }
 
   get(name: string): SiteAsset | undefined {

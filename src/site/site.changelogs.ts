@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { ReaderChangelogs, ReaderPost } from '../modules/readers/readers.changelogs.ts';
 import type { SiteAnswer } from './site.answer.ts';
-import { describe } from './site.content.ts';
-import { absolute, type SiteContext } from './site.context.ts';
+import { describe, siteLinks } from './site.content.ts';
+import { absolute, href, type SiteContext } from './site.context.ts';
 import type { SiteHandler } from './site.handler.ts';
 import { element, xmlDocument } from './site.xml.ts';
 import { ChangelogPostDocument } from './templates/changelog-post.tsx';
@@ -31,7 +31,10 @@ export function registerChangelogs(site: SiteHandler, changelogs: ReaderChangelo
       if (!changelog || page === null) return null;
       const list = await changelogs.page(changelog.id, page, POSTS_PER_PAGE, ctx.view.project.variables);
       if (!list) return null;
-      const posts = list.posts.map((post) => ({ ...post, html: scopedAnchors(post.html, post.slug) }));
+      const posts = list.posts.map((post) => ({
+        ...post,
+        html: scopedAnchors(pageLinks(ctx, post.html, href), post.slug),
+      }));
       return site.html(ChangelogDocument({ site: ctx, changelog, list: { ...list, posts } }));
     },
     (request) => String(pageNumber(request.url) ?? 'none'),
@@ -41,8 +44,9 @@ export function registerChangelogs(site: SiteHandler, changelogs: ReaderChangelo
     if (address.kind !== 'post') return null;
     const changelog = changelogOf(ctx, address.changelog);
     if (!changelog) return null;
-    const post = await changelogs.post(changelog.id, address.post, ctx.view.project.variables);
-    if (!post) return null;
+    const read = await changelogs.post(changelog.id, address.post, ctx.view.project.variables);
+    if (!read) return null;
+    const post = { ...read, html: pageLinks(ctx, read.html, href) };
     return site.html(
       ChangelogPostDocument({
         site: ctx,
@@ -63,7 +67,9 @@ export function registerChangelogs(site: SiteHandler, changelogs: ReaderChangelo
       await changelogs.newest(changelog.id, POSTS_PER_FEED, ctx.view.project.variables),
     ];
     if (created === null) return null;
-    return feed(ctx, changelog, created, posts);
+    // A feed is read away from the site: its links are absolute.
+    const linked = posts.map((post) => ({ ...post, html: pageLinks(ctx, post.html, absolute) }));
+    return feed(ctx, changelog, created, linked);
   });
 }
 
@@ -72,6 +78,19 @@ type SiteChangelog = ChangelogLinks & { id: number; slug: string };
 function changelogOf(site: SiteContext, slug: string): SiteChangelog | null {
   const changelog = site.view.changelogs.find((c) => c.slug === slug);
   return changelog ? { ...changelog, path: `/changelog/${encodeURIComponent(changelog.slug)}` } : null;
+}
+
+/**
+ * A post's links to pages, which name no version (`/<section>/<page>`, as a page's do), lead below the
+ * default version: a changelog belongs to no version, and the default is the one readers start in.
+ */
+function pageLinks(
+  site: SiteContext,
+  html: string,
+  address: (site: SiteContext, path: string) => string,
+): string {
+  const version = site.view.versions[0];
+  return version ? siteLinks(html, address(site, `/${encodeURIComponent(version.slug)}`)) : html;
 }
 
 const postPath = (changelog: ChangelogLinks, post: Pick<ReaderPost, 'slug'>): string =>

@@ -54,6 +54,9 @@ describeInBrowser('the reader site in Chromium: accessibility (axe-core)', () =>
         const response = await page.goto(url);
         expect(response?.status(), url).toBe(kind.status);
         if (theme.toggle) await page.click('.theme-toggle');
+        // On a phone the navigation waits behind its disclosure: opened, so that axe sees it too.
+        const menu = page.locator('.nav-toggle summary');
+        if (await menu.isVisible()) await menu.click();
         await expect.poll(() => background(page), { message: theme.name }).toBe(theme.background);
         found.push(...seriousOnes(await axeViolations(page)).map((line) => `${theme.name}: ${line}`));
         if (SHOTS) {
@@ -69,17 +72,22 @@ describeInBrowser('the reader site in Chromium: accessibility (axe-core)', () =>
     }
   }
 
-  for (const kind of PAGE_KINDS) {
-    it(`${kind.name}: no serious or critical violation, light and dark, desktop`, async () => {
-      await check(kind, { viewport: { width: 1280, height: 900 } }, 'desktop');
-    });
-  }
+  const DEVICES = [
+    { label: 'desktop', options: { viewport: { width: 1280, height: 900 } } },
+    { label: 'phone', options: { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true } },
+  ] satisfies Array<{ label: string; options: BrowserContextOptions }>;
 
-  it('a page on a phone: no serious or critical violation, light and dark', async () => {
-    const page = PAGE_KINDS.find((kind) => kind.name === 'page');
-    if (!page) throw new Error('no page kind named page');
-    await check(page, { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true }, 'mobile');
-  });
+  for (const kind of PAGE_KINDS) {
+    for (const device of DEVICES) {
+      it(`${kind.name}: no serious or critical violation, light and dark, ${device.label}`, async (ctx) => {
+        if (kind.pending !== undefined) {
+          const probe = await fetch(site.url(kind.path(site.fixture)));
+          ctx.skip(probe.status === 404, kind.pending);
+        }
+        await check(kind, device.options, device.label);
+      });
+    }
+  }
 });
 
 const background = (page: Page): Promise<string> =>

@@ -141,9 +141,88 @@ describeInBrowser('the reader site in Chromium: what readers do', () => {
       const second = blocks.nth(1);
       const code = (await second.locator('code').textContent()) ?? '';
       expect(code).toContain("import { connect } from '@harbor/client';");
+      // The engine ends a block with a newline; the clipboard gets the code without it, so that a
+      // command pasted into a terminal waits for Enter.
+      expect(code.endsWith('\n')).toBe(true);
       await second.locator('.copy-button').click();
       await expect.poll(() => second.locator('.copy-button').textContent()).toBe('Copied');
-      expect(await page.evaluate('navigator.clipboard.readText()')).toBe(code);
+      expect(await page.evaluate('navigator.clipboard.readText()')).toBe(code.slice(0, -1));
+    });
+  });
+
+  it('a stored dark choice is the first theme painted, before the deferred script has run', async () => {
+    await withPage({ colorScheme: 'light' }, async (page) => {
+      await page.goto(site.url(shared.path));
+      await page.evaluate("localStorage.setItem('quire-theme', 'dark')");
+      // site.js is held back: until it runs, the page shows what the head's own script did.
+      let release = () => {};
+      const held = new Promise<void>((resolve) => (release = resolve));
+      await page.route('**/_site/site.*.js', async (route) => {
+        await held;
+        await route.continue();
+      });
+      await page.goto(site.url(site.fixture.richPage.path), { waitUntil: 'commit' });
+      await page.locator('h1').waitFor();
+      expect(await page.getAttribute('html', 'data-theme')).toBe('dark');
+      expect(await background(page)).toBe(DARK);
+      expect(await page.locator('.theme-toggle').isVisible()).toBe(false);
+      release();
+      await expect.poll(() => page.locator('.theme-toggle').isVisible()).toBe(true);
+      expect(await page.locator('.theme-toggle').textContent()).toBe('Light theme');
+
+      // It is the one script that blocks the parser, and it is small.
+      const blocking = page.locator('head script:not([defer]):not([async])');
+      expect(await blocking.count()).toBe(1);
+      const script = await fetch(new URL((await blocking.getAttribute('src')) ?? '', site.root));
+      expect(script.headers.get('cache-control')).toContain('immutable');
+      expect((await script.text()).length).toBeLessThan(600);
+    });
+  });
+
+  it('on a phone, a Menu disclosure above the content opens the navigation, without JavaScript', async () => {
+    const phone = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true };
+    await withPage({ ...phone, javaScriptEnabled: false }, async (page, context) => {
+      await page.goto(site.url(site.fixture.richPage.path));
+      const menu = page.locator('.nav-toggle summary');
+      const nav = page.locator(NAV);
+      expect(await menu.isVisible()).toBe(true);
+      expect(await nav.isVisible()).toBe(false);
+      expect(await disclosure(context, page, 'Menu')).toEqual({ focusable: true, expanded: false });
+      const top = async (selector: string) => (await page.locator(selector).boundingBox())?.y ?? Infinity;
+      expect(await top('.nav-toggle summary')).toBeLessThan(await top('main h1'));
+
+      // Reached with the keyboard from the top, before anything of the content; Enter opens it.
+      const passed: string[] = [];
+      for (let i = 0; i < 12 && passed.at(-1) !== 'Menu'; i++) {
+        await page.keyboard.press('Tab');
+        passed.push(
+          await page.evaluate<string>(
+            'document.activeElement?.closest("main") ? "main" : (document.activeElement?.textContent ?? "")',
+          ),
+        );
+      }
+      expect(passed.at(-1)).toBe('Menu');
+      expect(passed).not.toContain('main');
+      await page.keyboard.press('Enter');
+      await expect.poll(() => nav.isVisible()).toBe(true);
+      expect(await disclosure(context, page, 'Menu')).toEqual({ focusable: true, expanded: true });
+      expect(await current(page).isVisible()).toBe(true);
+      expect(await top(NAV)).toBeLessThan(await top('main h1'));
+      await page.keyboard.press('Tab');
+      expect(
+        await page.evaluate<string>(
+          'document.activeElement?.closest("nav")?.getAttribute("aria-label") ?? ""',
+        ),
+      ).toBe('Documentation');
+      await page.keyboard.press('Shift+Tab');
+      await page.keyboard.press('Enter');
+      await expect.poll(() => nav.isVisible()).toBe(false);
+    });
+    // On a wide screen there is no disclosure: the navigation is always there.
+    await withPage({ javaScriptEnabled: false }, async (page) => {
+      await page.goto(site.url(site.fixture.richPage.path));
+      expect(await page.locator('.nav-toggle summary').isVisible()).toBe(false);
+      expect(await page.locator(NAV).isVisible()).toBe(true);
     });
   });
 
@@ -251,6 +330,27 @@ describeInBrowser('the reader site in Chromium: what readers do', () => {
     "a reference page's anchors: every operation's link scrolls to its anchor (once the site serves references)",
   );
 });
+
+/**
+ * What Chromium tells assistive technology of the disclosure named `name`: whether it takes focus and
+ * whether it is expanded (its own accessibility tree, which the driver's locators do not give).
+ */
+async function disclosure(
+  context: BrowserContext,
+  page: Page,
+  name: string,
+): Promise<{ focusable: boolean; expanded: boolean } | null> {
+  const cdp = await context.newCDPSession(page);
+  try {
+    const { nodes } = await cdp.send('Accessibility.getFullAXTree');
+    const node = nodes.find((n) => n.role?.value === 'DisclosureTriangle' && n.name?.value === name);
+    if (!node) return null;
+    const property = (key: string) => node.properties?.find((p) => p.name === key)?.value.value === true;
+    return { focusable: property('focusable'), expanded: property('expanded') };
+  } finally {
+    await cdp.detach();
+  }
+}
 
 const background = (page: Page): Promise<string> =>
   page.evaluate<string>('getComputedStyle(document.body).backgroundColor');

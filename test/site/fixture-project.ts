@@ -4,6 +4,7 @@
  * runner), so that the crawl test, the browser tests and the site benchmarks share one builder. What
  * it made is answered as a manifest of the addresses readers should find.
  */
+import type { UseCaseContext } from '../../src/auth/actor.ts';
 import type { Deps } from '../../src/deps.ts';
 import { adminContext, createKey, createProject } from '../helpers/factories.ts';
 
@@ -34,15 +35,17 @@ export interface FixtureProject {
   /** published versions, the default first */
   versions: FixtureVersion[];
   /**
-   * More addresses readers must find from the landing page, by kind (`reference`, `changelog`, …):
-   * the builder adds them here when it makes references and changelogs.
+   * More addresses readers must find from the landing page, by kind: `reference`, `changelog`, `post`
+   * (the newest post first).
    */
-  extra: Array<{ kind: string; path: string }>;
+  extra: Array<{ kind: FixtureExtraKind; path: string }>;
   /** a listed page in a category, with a parent and a child (every page has code, a table, headings) */
   richPage: FixturePage;
   /** a page of the default version that the other version has too, at the same path */
   sharedPage: FixturePage;
 }
+
+export type FixtureExtraKind = 'reference' | 'changelog' | 'post';
 
 export interface FixtureShape {
   /** sections of the default version (at most SECTION_TITLES.length) */
@@ -52,6 +55,10 @@ export interface FixtureShape {
   /** the older version's sections (at most `sections`); 0 makes no second version */
   olderSections?: number;
   projectName?: string;
+  /** a published OpenAPI reference in the default version (default true) */
+  reference?: boolean;
+  /** a changelog with published posts, and a draft post readers never see (default true) */
+  changelog?: boolean;
 }
 
 const SECTION_TITLES = [
@@ -332,7 +339,161 @@ export async function buildFixtureProject(deps: Deps, shape: FixtureShape = {}):
   const richPage = first.pages[3];
   const sharedPage = first.pages[0];
   if (!richPage || !sharedPage) throw new Error('the fixture made too few pages');
-  return { projectId: project.id, name, key, versions, extra: [], richPage, sharedPage };
+  const extra: FixtureProject['extra'] = [];
+  if (shape.reference ?? true) {
+    const reference = await deps.references.upload(ctx, {
+      versionId: first.id,
+      publish: true,
+      readFile: () => Promise.resolve(Buffer.from(referenceDefinition(name))),
+    });
+    extra.push({ kind: 'reference', path: `/${first.slug}/ref/${reference.slug}` });
+  }
+  if (shape.changelog ?? true) extra.push(...(await writeChangelog(deps, ctx, richPage)));
+  return { projectId: project.id, name, key, versions, extra, richPage, sharedPage };
+}
+
+/**
+ * A changelog of release notes: published posts with headings, lists, code and a link into the
+ * documentation, and a draft. Its addresses: the changelog, then its posts, newest first.
+ */
+async function writeChangelog(
+  deps: Deps,
+  ctx: UseCaseContext,
+  linked: FixturePage,
+): Promise<FixtureProject['extra']> {
+  const changelog = await deps.changelogs.create(ctx, { title: 'Release notes', slug: 'releases' });
+  const base = `/changelog/${changelog.slug}`;
+  const posts: FixtureProject['extra'] = [];
+  for (const release of ['2.0.0', '2.1.0', '2.2.0']) {
+    const [major, minor] = release.split('.');
+    const post = await deps.changelogs.createPost(ctx, changelog.id, {
+      title: `Harbor ${release}`,
+      slug: `harbor-${release.replace(/\./g, '-')}`,
+      published: true,
+      content: [
+        `Harbor ${release} is out: faster restarts, clearer errors, and one setting renamed.`,
+        '## New',
+        `- \`harbor status --json\` prints the cluster's state for scripts.`,
+        `- Workers restart one at a time, so a restart of ${major}.${minor} drops no request.`,
+        '## Changed',
+        `\`HARBOR_TIMEOUT\` now takes a unit. See [${linked.title}](/${linked.sectionSlug}/${linked.slug}) for the settings.`,
+        '```bash',
+        'export HARBOR_TIMEOUT=30s',
+        '```',
+        '',
+      ].join('\n'),
+    });
+    // Each post is newer than the one before; the list and the feed show the newest first.
+    posts.unshift({ kind: 'post', path: `${base}/${post.slug}` });
+  }
+  await deps.changelogs.createPost(ctx, changelog.id, {
+    title: 'Harbor 3.0.0 (draft)',
+    content: 'Not yet.',
+    published: false,
+  });
+  return [{ kind: 'changelog', path: base }, ...posts];
+}
+
+/** An OpenAPI 3 document of a small API: tags, parameters, a request body, shared schemas, enums. */
+function referenceDefinition(name: string): string {
+  const error = { $ref: '#/components/responses/Error' };
+  return JSON.stringify({
+    openapi: '3.0.3',
+    info: { title: `${name} API`, version: '2.0.0', description: `Manage ${name} clusters over HTTP.` },
+    servers: [{ url: 'https://harbor.example.com/api' }],
+    tags: [
+      { name: 'Clusters', description: 'The clusters an account runs.' },
+      { name: 'Backups', description: 'Backups of a cluster, and restoring them.' },
+    ],
+    paths: {
+      '/clusters': {
+        get: {
+          tags: ['Clusters'],
+          operationId: 'listClusters',
+          summary: 'List clusters',
+          parameters: [{ name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100 } }],
+          responses: {
+            '200': {
+              description: 'The clusters',
+              content: {
+                'application/json': {
+                  schema: { type: 'array', items: { $ref: '#/components/schemas/Cluster' } },
+                },
+              },
+            },
+            default: error,
+          },
+        },
+        post: {
+          tags: ['Clusters'],
+          operationId: 'createCluster',
+          summary: 'Create a cluster',
+          description: 'Starts a cluster of **one** instance; add instances later.',
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/ClusterInput' } } },
+          },
+          responses: {
+            '201': {
+              description: 'The new cluster',
+              content: { 'application/json': { schema: { $ref: '#/components/schemas/Cluster' } } },
+            },
+            default: error,
+          },
+        },
+      },
+      '/clusters/{id}/backups': {
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+        post: {
+          tags: ['Backups'],
+          operationId: 'createBackup',
+          summary: 'Back up a cluster',
+          responses: {
+            '202': {
+              description: 'The backup, started',
+              content: { 'application/json': { schema: { $ref: '#/components/schemas/Backup' } } },
+            },
+            default: error,
+          },
+        },
+      },
+    },
+    components: {
+      schemas: {
+        ClusterInput: {
+          type: 'object',
+          required: ['name'],
+          properties: {
+            name: { type: 'string', example: 'production' },
+            region: { type: 'string', enum: ['eu-west', 'us-east'] },
+          },
+        },
+        Cluster: {
+          allOf: [
+            { $ref: '#/components/schemas/ClusterInput' },
+            {
+              type: 'object',
+              properties: {
+                id: { type: 'string' },
+                state: { type: 'string', enum: ['starting', 'running', 'stopped'] },
+              },
+            },
+          ],
+        },
+        Backup: {
+          type: 'object',
+          properties: { id: { type: 'string' }, cluster: { $ref: '#/components/schemas/Cluster' } },
+        },
+        Error: { type: 'object', properties: { message: { type: 'string' } } },
+      },
+      responses: {
+        Error: {
+          description: 'What went wrong',
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+        },
+      },
+    },
+  });
 }
 
 /** The site's root of the fixture's project on any host. */

@@ -63,15 +63,39 @@ async function crawl(app: FastifyInstance, root: string): Promise<Crawl> {
   return result;
 }
 
+/**
+ * Whether the site serves the API reference yet (`{site}/{version}/ref/{slug}`), asked of a small
+ * project of its own that has one. Until it does, the crawled project has no reference, so that the
+ * crawl still meets no broken link; from the day it answers 200, the crawl covers references too.
+ */
+async function servesReferences(t: TestApp): Promise<boolean> {
+  const probe = await buildFixtureProject(t.deps, {
+    sections: 1,
+    pagesPerSection: 4,
+    olderSections: 0,
+    changelog: false,
+    projectName: 'Probe',
+  });
+  const reference = probe.extra.find((e) => e.kind === 'reference');
+  if (!reference) throw new Error('the probe project has no reference');
+  const res = await t.app.inject({ method: 'GET', url: `${siteRoot(probe)}${reference.path}` });
+  if (res.statusCode !== 200 && res.statusCode !== 404) {
+    throw new Error(`the probe's reference answered ${res.statusCode}`);
+  }
+  return res.statusCode === 200;
+}
+
 describe('a crawl of a site of a few hundred pages', () => {
   let t: TestApp;
   let fixture: FixtureProject;
   let seen: Crawl;
   let root: string;
+  let references: boolean;
 
   beforeAll(async () => {
     t = await buildTestApp();
-    fixture = await buildFixtureProject(t.deps);
+    references = await servesReferences(t);
+    fixture = await buildFixtureProject(t.deps, { reference: references });
     root = siteRoot(fixture);
     seen = await crawl(t.app, root);
   }, 120_000);
@@ -87,6 +111,21 @@ describe('a crawl of a site of a few hundred pages', () => {
       .map((path) => `${root}${path}`)
       .filter((path) => seen.status.get(path) !== 200);
     expect(missing).toEqual([]);
+  });
+
+  it('reaches the changelog and each of its posts', () => {
+    const kinds = fixture.extra.map((e) => e.kind);
+    expect(kinds.filter((kind) => kind === 'changelog')).toHaveLength(1);
+    expect(kinds.filter((kind) => kind === 'post').length).toBeGreaterThanOrEqual(2);
+    for (const { path } of fixture.extra) expect(seen.status.get(`${root}${path}`), path).toBe(200);
+  });
+
+  it('reaches the API reference from the landing page', (ctx) => {
+    ctx.skip(!references, `${root}/{version}/ref/{slug} answers 404: the site does not serve references yet`);
+    const reference = fixture.extra.find((e) => e.kind === 'reference');
+    expect(reference).toBeDefined();
+    expect(seen.status.get(`${root}${reference?.path ?? ''}`)).toBe(200);
+    expect(seen.links).toContainEqual({ from: `${root}/`, to: `${root}${reference?.path ?? ''}` });
   });
 
   it('meets no broken internal link, no broken fragment and no 5xx', () => {

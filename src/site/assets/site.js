@@ -1,18 +1,11 @@
 /* The reader site's script. Everything works without it; it adds search as you type, copy buttons on
-   code blocks and the dark/light toggle. It talks to nothing but the site. */
+   code blocks and the dark/light toggle (theme.js sets the stored choice before the first paint). It
+   talks to nothing but the site. */
 /* global document, window, localStorage, fetch, navigator, URL, AbortController */
 (function () {
   'use strict';
   var root = document.documentElement;
   var THEME_KEY = 'quire-theme';
-
-  function storedTheme() {
-    try {
-      return localStorage.getItem(THEME_KEY);
-    } catch {
-      return null;
-    }
-  }
 
   function applyTheme(theme) {
     if (theme === 'dark' || theme === 'light') root.setAttribute('data-theme', theme);
@@ -24,8 +17,6 @@
     if (set) return set;
     return window.matchMedia && window.matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light';
   }
-
-  applyTheme(storedTheme());
 
   function setUpThemeToggle() {
     var toggle = document.querySelector('.theme-toggle');
@@ -60,7 +51,8 @@
         button.setAttribute('aria-label', 'Copy code to clipboard');
         button.addEventListener('click', function () {
           var code = pre.querySelector('code');
-          var text = (code || pre).innerText;
+          // Without the block's last newline, which pasted into a terminal would run the command.
+          var text = (code || pre).innerText.replace(/\n$/, '');
           var done = function () {
             button.textContent = 'Copied';
             window.setTimeout(function () {

@@ -22,8 +22,7 @@ export function ChangelogPostDocument({
 }) {
   return (
     <Layout site={site} head={{ title: post.title, description, canonical, feed: feedHead(site, changelog) }}>
-      <div class="layout no-toc">
-        <div />
+      <div class="layout single">
         <main id="content" tabIndex={-1}>
           <nav class="breadcrumbs" aria-label="Breadcrumbs">
             <ol>

@@ -46,8 +46,7 @@ export function ChangelogDocument({
         feed: feedHead(site, changelog),
       }}
     >
-      <div class="layout no-toc">
-        <div />
+      <div class="layout single">
         <main id="content" tabIndex={-1}>
           <nav class="breadcrumbs" aria-label="Breadcrumbs">
             <ol>

@@ -33,8 +33,8 @@ export function LandingDocument({
         ) : null
       }
     >
-      <div class={navigation ? 'layout no-toc' : 'layout no-toc'}>
-        {navigation ? <SiteNavigation site={site} navigation={navigation} /> : <div />}
+      <div class={navigation ? 'layout no-toc' : 'layout single'}>
+        {navigation ? <SiteNavigation site={site} navigation={navigation} /> : null}
         <main id="content" tabIndex={-1}>
           <h1>{project.name}</h1>
           {sections.length === 0 && changelogs.length === 0 && (navigation?.references.length ?? 0) === 0 ? (

@@ -1,4 +1,5 @@
 import type { ComponentChildren } from 'preact';
+import { THEME_SCRIPT } from '../site.assets.ts';
 import { href, type SiteContext } from '../site.context.ts';
 
 export interface HeadInfo {
@@ -55,6 +56,8 @@ export function Layout({ site, head, header, searchVersion, children }: LayoutPr
         <link rel="icon" href={project.logo ?? 'data:,'} />
         <link rel="stylesheet" href={site.assets.css} />
         {site.assets.projectCss ? <link rel="stylesheet" href={site.assets.projectCss} /> : null}
+        {/* Not deferred: it sets a stored dark theme before the first paint (a few hundred bytes). */}
+        <script src={href(site, `/_site/${THEME_SCRIPT.name}`)} />
         <script src={site.assets.js} defer />
       </head>
       <body>

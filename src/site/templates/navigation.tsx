@@ -20,6 +20,32 @@ export function SiteNavigation({ site, navigation, currentId, currentPath, secti
   const currentSection =
     sectionId ?? (currentId === undefined ? undefined : navigation.byId.get(currentId)?.sectionId);
   return (
+    <>
+      {/* On narrow screens the navigation waits behind this disclosure, above the content: a plain
+          <details>, so it opens without script. The navigation follows it rather than sitting in it,
+          so that wide screens show it whatever the disclosure's state (site.css). */}
+      <details class="nav-toggle">
+        <summary>Menu</summary>
+      </details>
+      <Sidebar
+        site={site}
+        navigation={navigation}
+        currentId={currentId}
+        currentPath={currentPath}
+        currentSection={currentSection}
+      />
+    </>
+  );
+}
+
+function Sidebar({
+  site,
+  navigation,
+  currentId,
+  currentPath,
+  currentSection,
+}: Omit<NavProps, 'sectionId'> & { currentSection: number | undefined }) {
+  return (
     <aside class="sidebar" aria-label="Sections and pages">
       <nav aria-label="Documentation">
         {navigation.sections

@@ -5,8 +5,7 @@ import { Layout } from './layout.tsx';
 export function NotFoundDocument({ site }: { site: SiteContext }) {
   return (
     <Layout site={site} head={{ title: 'Page not found', noindex: true }}>
-      <div class="layout no-toc">
-        <div />
+      <div class="layout single">
         <main id="content" tabIndex={-1}>
           <h1>Page not found</h1>
           <p>There is no page at this address. It may have moved, or it is not published.</p>

@@ -29,7 +29,7 @@ export function Operation({ operation }: { operation: OperationView }) {
       {operation.parameters.length > 0 ? (
         <>
           <h4>Parameters</h4>
-          <Parameters parameters={operation.parameters} />
+          <Parameters parameters={operation.parameters} label={`Parameters of ${title}`} />
         </>
       ) : null}
       {operation.requestBody !== null ? (
@@ -47,7 +47,7 @@ export function Operation({ operation }: { operation: OperationView }) {
         <>
           <h4>Responses</h4>
           {operation.responses.map((response) => (
-            <Response key={response.status} response={response} />
+            <Response key={response.status} response={response} operation={title} />
           ))}
         </>
       ) : null}
@@ -59,45 +59,51 @@ export function Operation({ operation }: { operation: OperationView }) {
   );
 }
 
-function Parameters({ parameters }: { parameters: ParameterView[] }) {
+/**
+ * The parameters' table, in a region of its own that takes focus: wider than a phone's screen, it
+ * scrolls sideways, and a keyboard scrolls it once it has focus.
+ */
+function Parameters({ parameters, label }: { parameters: ParameterView[]; label: string }) {
   return (
-    <table class="parameters">
-      <thead>
-        <tr>
-          <th scope="col">Name</th>
-          <th scope="col">In</th>
-          <th scope="col">Type</th>
-          <th scope="col">Required</th>
-          <th scope="col">Description</th>
-        </tr>
-      </thead>
-      <tbody>
-        {parameters.map((parameter) => (
-          <tr key={`${parameter.in} ${parameter.name}`}>
-            <th scope="row">
-              <code>{parameter.name}</code>
-              {parameter.deprecated ? <span class="deprecated"> deprecated</span> : null}
-            </th>
-            <td>{parameter.in}</td>
-            <td>{parameter.schema !== null ? <SchemaType schema={parameter.schema} /> : null}</td>
-            <td>{parameter.required ? <span class="required">required</span> : 'optional'}</td>
-            <td>
-              <Description html={parameter.description} />
-              {parameter.schema !== null && hasDetail(parameter.schema) ? (
-                <div class="schema">
-                  <SchemaDetail schema={{ ...parameter.schema, description: '' }} />
-                </div>
-              ) : null}
-              <Examples examples={parameter.examples} />
-            </td>
+    <div class="table-scroll" role="region" aria-label={label} tabIndex={0}>
+      <table class="parameters">
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">In</th>
+            <th scope="col">Type</th>
+            <th scope="col">Required</th>
+            <th scope="col">Description</th>
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {parameters.map((parameter) => (
+            <tr key={`${parameter.in} ${parameter.name}`}>
+              <th scope="row">
+                <code>{parameter.name}</code>
+                {parameter.deprecated ? <span class="deprecated"> deprecated</span> : null}
+              </th>
+              <td>{parameter.in}</td>
+              <td>{parameter.schema !== null ? <SchemaType schema={parameter.schema} /> : null}</td>
+              <td>{parameter.required ? <span class="required">required</span> : 'optional'}</td>
+              <td>
+                <Description html={parameter.description} />
+                {parameter.schema !== null && hasDetail(parameter.schema) ? (
+                  <div class="schema">
+                    <SchemaDetail schema={{ ...parameter.schema, description: '' }} />
+                  </div>
+                ) : null}
+                <Examples examples={parameter.examples} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
 
-function Response({ response }: { response: ResponseView }) {
+function Response({ response, operation }: { response: ResponseView; operation: string }) {
   return (
     <div class="response">
       <h5>
@@ -107,7 +113,10 @@ function Response({ response }: { response: ResponseView }) {
       {response.headers.length > 0 ? (
         <>
           <p>Headers:</p>
-          <Parameters parameters={response.headers} />
+          <Parameters
+            parameters={response.headers}
+            label={`Headers of the ${response.status} response of ${operation}`}
+          />
         </>
       ) : null}
       {response.content.map((media) => (

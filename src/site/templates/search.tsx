@@ -38,8 +38,7 @@ export function SearchDocument({ site, q, version, refusal, results }: SearchPro
       head={{ title: q === '' ? 'Search' : `Search: ${q}`, noindex: true }}
       searchVersion={version?.slug}
     >
-      <div class="layout no-toc">
-        <div />
+      <div class="layout single">
         <main id="content" tabIndex={-1}>
           <h1>Search</h1>
           <form
