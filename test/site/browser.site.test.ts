@@ -326,9 +326,44 @@ describeInBrowser('the reader site in Chromium: what readers do', () => {
     });
   });
 
-  it.todo(
-    "a reference page's anchors: every operation's link scrolls to its anchor (once the site serves references)",
-  );
+  it("a reference page's anchors: every operation's link scrolls to its anchor, the one search gives", async () => {
+    const reference = site.fixture.extra.find((entry) => entry.kind === 'reference');
+    expect(reference, 'the fixture publishes a reference').toBeDefined();
+    // The fragments search gives this reference's operations: the page must hold each of them.
+    const search = await fetch(
+      `${site.root.replace(/\/sites\/\d+$/, '')}/api/v1/search?query=cluster&hits=100`,
+      {
+        headers: { 'x-api-key': site.fixture.key },
+      },
+    );
+    const hits = (
+      (await search.json()) as { hits: Array<{ sectionType: string; path: string }> }
+    ).hits.filter((hit) => hit.sectionType === 'ref');
+    await withPage({}, async (page) => {
+      await page.goto(site.url(reference?.path ?? '/'));
+      const links = page.locator('.toc .level-3 a');
+      const count = await links.count();
+      expect(count).toBeGreaterThan(1);
+      const fragments: string[] = [];
+      for (let i = 0; i < count; i++) {
+        const link = links.nth(i);
+        const fragment = ((await link.getAttribute('href')) ?? '').slice(1);
+        fragments.push(fragment);
+        await link.click();
+        await expect.poll(() => page.evaluate('location.hash')).toBe(`#${fragment}`);
+        // The anchor exists once, and the click brought it to the top of the window.
+        const target = page.locator(`[id="${fragment}"]`);
+        expect(await target.count()).toBe(1);
+        await expect
+          .poll(async () => (await target.boundingBox())?.y ?? -1)
+          .toBeLessThan(page.viewportSize()?.height ?? 900);
+        expect((await target.boundingBox())?.y ?? -1).toBeGreaterThanOrEqual(0);
+      }
+      const ours = hits.filter((hit) => hit.path.split('#')[0] === reference?.path);
+      expect(ours.length).toBeGreaterThan(0);
+      for (const hit of ours) expect(fragments).toContain(hit.path.split('#')[1]);
+    });
+  });
 });
 
 /**
