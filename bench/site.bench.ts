@@ -67,20 +67,29 @@ async function ok(response: Response, what: string): Promise<void> {
 /** A page of about 20 KB of Darkdown: headings, paragraphs, a list, a code block; `marker` makes it new. */
 function twentyKilobytes(marker: number): string {
   const rnd = random(marker);
-  const words = 'reader site page change stamp render navigation version section cache answer request'.split(' ');
+  const words = 'reader site page change stamp render navigation version section cache answer request'.split(
+    ' ',
+  );
   const sentence = () =>
     Array.from({ length: 14 }, () => words[Math.floor(rnd() * words.length)] ?? 'page').join(' ') + '.';
   const blocks: string[] = [`Change ${marker}: ${sentence()}`];
   for (let h = 0; blocks.join('\n\n').length < 20_000; h++) {
     blocks.push(`## Part ${h + 1}`, Array.from({ length: 6 }, sentence).join(' '));
     blocks.push(['- ' + sentence(), '- ' + sentence(), '- ' + sentence()].join('\n'));
-    if (h % 3 === 0) blocks.push('```js\nconst answer = await fetch(`/api/v1/page/${id}`);\nconsole.log(answer.status);\n```');
+    if (h % 3 === 0)
+      blocks.push(
+        '```js\nconst answer = await fetch(`/api/v1/page/${id}`);\nconsole.log(answer.status);\n```',
+      );
   }
   return blocks.join('\n\n');
 }
 
 /** The first view of a page after its contents changed, `count` times: latencies in ms. */
-async function firstViews(base: string, project: Seeded['projects'][number], count: number): Promise<number[]> {
+async function firstViews(
+  base: string,
+  project: Seeded['projects'][number],
+  count: number,
+): Promise<number[]> {
   const page = project.pages[Math.floor(project.pages.length / 2)];
   if (!page) throw new Error('no page');
   const headers = { 'x-api-key': project.key, 'content-type': 'application/json' };
@@ -95,7 +104,8 @@ async function firstViews(base: string, project: Seeded['projects'][number], cou
     const response = await fetch(url);
     const text = await response.text();
     times.push(performance.now() - started);
-    if (!response.ok || !text.includes(`Change ${i + 1}:`)) throw new Error(`the change ${i + 1} is not shown`);
+    if (!response.ok || !text.includes(`Change ${i + 1}:`))
+      throw new Error(`the change ${i + 1} is not shown`);
   }
   return times;
 }
@@ -128,7 +138,8 @@ async function spread(
     requests: [{ setupRequest: (req) => ({ ...req, path: paths[next++ % paths.length] ?? '/' }) }],
   });
   const after = sampleProcess(pid);
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${result.non2xx} non-2xx, ${result.errors} errors`);
+  if (result.non2xx > 0 || result.errors > 0)
+    throw new Error(`${result.non2xx} non-2xx, ${result.errors} errors`);
   return {
     rps: result.requests.average,
     p99: result.latency.p99,
@@ -164,11 +175,22 @@ async function main(): Promise<void> {
     const url = `${base}${sitePath(middle.id, page)}`;
     await ok(await fetch(url), 'warm-up');
     await autocannon({ url, connections: CONNECTIONS, duration: 2 });
-    const cached: Array<{ ratio: number; p99Ratio: number; rps: number; p99: number; fixedRps: number; fixedP99: number }> = [];
+    const pageBytes = Buffer.byteLength(await (await fetch(url)).text());
+    const fixedHtml = quire.fixed.url.replace(/\/fixed$/, `/fixed-html/${pageBytes}`);
+    const cached: Array<{
+      ratio: number;
+      p99Ratio: number;
+      rps: number;
+      p99: number;
+      fixedRps: number;
+      fixedP99: number;
+    }> = [];
+    const sameBytes: Array<{ ratio: number; p99Ratio: number }> = [];
     for (let round = 0; round < rounds; round++) {
       const fixed = await measureFixed(quire.fixed, duration);
       const site = await autocannon({ url, connections: CONNECTIONS, duration });
-      if (site.non2xx > 0 || site.errors > 0) throw new Error(`${site.non2xx} non-2xx, ${site.errors} errors`);
+      if (site.non2xx > 0 || site.errors > 0)
+        throw new Error(`${site.non2xx} non-2xx, ${site.errors} errors`);
       cached.push({
         ratio: site.requests.average / fixed.requestsPerSecond,
         p99Ratio: site.latency.p99 / Math.max(1, fixed.p99Ms),
@@ -177,6 +199,14 @@ async function main(): Promise<void> {
         fixedRps: fixed.requestsPerSecond,
         fixedP99: fixed.p99Ms,
       });
+      const html = await autocannon({ url: fixedHtml, connections: CONNECTIONS, duration });
+      sameBytes.push({
+        ratio: site.requests.average / html.requests.average,
+        p99Ratio: site.latency.p99 / Math.max(1, html.latency.p99),
+      });
+      process.stdout.write(
+        `round ${round + 1}: fixed route of the same ${pageBytes} bytes of HTML ${html.requests.average.toFixed(0)} req/s p99 ${html.latency.p99} ms\n`,
+      );
       const last = cached[cached.length - 1];
       if (last) {
         process.stdout.write(
@@ -207,6 +237,8 @@ async function main(): Promise<void> {
         `cached page / fixed route, medians of ${rounds} rounds of ${duration} s:`,
         `  throughput ratio ${m(cached.map((c) => c.ratio)).toFixed(2)} (goal >= 0.5), ` +
           `p99 ratio ${m(cached.map((c) => c.p99Ratio)).toFixed(2)} (goal <= 2)`,
+        `cached page / a fixed route sending the same ${pageBytes} bytes, medians:`,
+        `  throughput ratio ${m(sameBytes.map((c) => c.ratio)).toFixed(2)}, p99 ratio ${m(sameBytes.map((c) => c.p99Ratio)).toFixed(2)}`,
         `first view of a changed 20 KB page, 1,000-page project, ${views.length} changes:`,
         `  p50 ${percentile(views, 50).toFixed(1)} ms, p99 ${percentile(views, 99).toFixed(1)} ms (goal p99 < 50 ms)`,
         `cached pages of the 10,000-page version / of the 100-page version, medians of ${rounds} rounds:`,

@@ -6,7 +6,7 @@ import { LruCache } from '../shared/lru-cache.ts';
 import { siteHostOf } from '../shared/site-host.ts';
 import { parseAddress, type SiteAddress } from './site.address.ts';
 import { HTML, sendSiteAnswer, strongTag, type SiteAnswer } from './site.answer.ts';
-import { projectStylesheet, SiteAssets } from './site.assets.ts';
+import { projectStylesheet, SiteAssets, type SiteAsset } from './site.assets.ts';
 import { describe, siteLinks, tableOfContents } from './site.content.ts';
 import { href, type SiteContext } from './site.context.ts';
 import { htmlDocument } from './site.html.ts';
@@ -26,6 +26,12 @@ export interface SiteRequest {
 }
 
 const MAX_ID = 2_147_483_647;
+
+/** A project's canonical origin (from its `host`, or null) and its stylesheet. */
+interface Derived {
+  origin: string | null;
+  css: SiteAsset | null;
+}
 
 interface Kept {
   stamp: string;
@@ -62,6 +68,7 @@ export class SiteHandler {
   readonly assets = new SiteAssets();
   private readonly kept = new LruCache<Kept>(20_000, 64 * 1024 * 1024, (k) => k.answer.body.length + 200);
   private readonly handlers = new Map<SiteAddress['kind'], AddressHandler>();
+  private readonly derivedOf = new WeakMap<ProjectView, Derived>();
   private readonly variants = new Map<SiteAddress['kind'], (request: FastifyRequest) => string>();
   private readonly missing: MissingHandler[] = [];
 
@@ -119,10 +126,30 @@ export class SiteHandler {
     const stamp = await this.readers.stamp(at.projectId);
     const view = await this.readers.view(at.projectId, stamp);
     if (view === null) return this.bareNotFound(reply);
-    const site = this.context(request, view, at, stamp);
+    const derived = this.derived(view);
+    const canonicalRoot =
+      derived.origin === null
+        ? `${request.protocol}://${request.host}${at.root}`
+        : `${derived.origin}${view.project.basePath}`;
     const cacheControl =
       view.project.access === 'public' ? this.config.siteCacheControl : 'private, no-store';
     const address = parseAddress(at.path);
+    const variant = this.variants.get(address.kind)?.(request) ?? '';
+    const key = `${at.projectId}\n${canonicalRoot}\n${at.root}\n${at.path}\n${variant}`;
+    const query = request.url.indexOf('?');
+    // Search answers depend on the query, which the key leaves out: the search service keeps them.
+    const cacheable =
+      stamp !== null &&
+      address.kind !== 'asset' &&
+      address.kind !== 'search-json' &&
+      (query === -1 || address.kind !== 'search') &&
+      (view.project.access === 'public' || address.kind === 'robots');
+    if (cacheable) {
+      const kept = this.kept.get(key);
+      if (kept && kept.stamp === stamp)
+        return sendSiteAnswer(request, reply, kept.answer, cacheControl, kept.etag);
+    }
+    const site = this.context(view, at, stamp, canonicalRoot, derived.css);
     if (address.kind === 'asset') {
       return sendSiteAnswer(
         request,
@@ -136,41 +163,41 @@ export class SiteHandler {
     if (view.project.access === 'invite' && address.kind !== 'robots') {
       return sendSiteAnswer(request, reply, await this.notFound(site), cacheControl);
     }
-    const variant = this.variants.get(address.kind)?.(request) ?? '';
-    const key = `${at.projectId}\n${site.canonicalRoot}\n${at.root}\n${at.path}\n${variant}`;
-    const query = request.url.indexOf('?');
-    // Search answers depend on the query, which the key leaves out: the search service keeps them.
-    const cacheable =
-      stamp !== null && address.kind !== 'search-json' && (query === -1 || address.kind !== 'search');
-    if (cacheable) {
-      const kept = this.kept.get(key);
-      if (kept && kept.stamp === stamp)
-        return sendSiteAnswer(request, reply, kept.answer, cacheControl, kept.etag);
-    }
     const ctx = { site, request };
-    const answer =
+    const made =
       (await this.answer(ctx, address)) ??
       (await this.whenMissing(ctx, address, at.path)) ??
       (await this.notFound(site));
+    // Kept and sent as bytes: encoded once, not at every request that is served it.
+    const answer = typeof made.body === 'string' ? { ...made, body: Buffer.from(made.body) } : made;
     const etag = strongTag(answer.body);
     if (cacheable && stamp !== null && answer.status !== 503) this.kept.set(key, { stamp, answer, etag });
     return sendSiteAnswer(request, reply, answer, cacheControl, etag);
   }
 
+  /** What a project's view gives every request of its site, worked out once per view. */
+  private derived(view: ProjectView): Derived {
+    let derived = this.derivedOf.get(view);
+    if (derived === undefined) {
+      const project = view.project;
+      const host = siteHostOf(project.host);
+      const protocol = project.host !== null && /^http:\/\//i.test(project.host.trim()) ? 'http' : 'https';
+      derived = {
+        origin: host === null ? null : `${protocol}://${host}`,
+        css: projectStylesheet(project.color, project.css),
+      };
+      this.derivedOf.set(view, derived);
+    }
+    return derived;
+  }
+
   private context(
-    request: FastifyRequest,
     view: ProjectView,
     at: SiteRequest,
     stamp: string | null,
+    canonicalRoot: string,
+    css: SiteAsset | null,
   ): SiteContext {
-    const project = view.project;
-    const projectHost = siteHostOf(project.host);
-    const protocol = project.host !== null && /^http:\/\//i.test(project.host.trim()) ? 'http' : 'https';
-    const canonicalRoot =
-      projectHost === null
-        ? `${request.protocol}://${request.host}${at.root}`
-        : `${protocol}://${projectHost}${project.basePath}`;
-    const css = projectStylesheet(project.color, project.css);
     return {
       view,
       root: at.root,
@@ -187,7 +214,7 @@ export class SiteHandler {
   private asset(site: SiteContext, name: string): SiteAnswer | null {
     const own = this.assets.get(name);
     if (own) return { status: 200, type: own.type, body: own.body, immutable: true };
-    const css = projectStylesheet(site.view.project.color, site.view.project.css);
+    const css = this.derived(site.view).css;
     if (css !== null && css.name === name)
       return { status: 200, type: css.type, body: css.body, immutable: true };
     return null;
