@@ -12,7 +12,9 @@ type AnyDb = Parameters<Migration['up']>[0]['db'];
  * Watched: pages (title, slug, listing, place, parent, category, section, deletion, and whether
  * contents are published), sections, categories, references (title, slug, order, publication,
  * deletion) and the version itself. Made as 0010's triggers are: per row on SQLite, deferred to the
- * commit and once per transaction and version on PostgreSQL.
+ * commit and once per transaction and version on PostgreSQL, where the project's change stamp is
+ * always bumped (locked) before a version's counter, so that writers of one project take the two
+ * kinds of rows in one order.
  */
 export async function navigationStamps(db: AnyDb, dialect: 'sqlite' | 'postgres'): Promise<void> {
   await db.schema
@@ -108,6 +110,9 @@ async function postgresTriggers(db: AnyDb): Promise<void> {
       if vid is null or current_setting('quire.nav_stamped_' || vid, true) = '1' then
         return;
       end if;
+      -- The project's change stamp first: every transaction takes the project's row before any of
+      -- its versions' rows, so two writers of one project never wait for each other in a circle.
+      perform change_stamps_bump((select v.project_id from versions v where v.id = vid));
       insert into navigation_stamps (version_id, stamp)
         select v.id, 1 from versions v where v.id = vid
         on conflict (version_id) do update set stamp = navigation_stamps.stamp + 1;
