@@ -1,13 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
-import type { PagesService } from '../modules/pages/pages.service.ts';
 import type { Navigation, ProjectView, ReadersService } from '../modules/readers/readers.service.ts';
 import { LruCache } from '../shared/lru-cache.ts';
 import { siteHostOf } from '../shared/site-host.ts';
 import { parseAddress, type SiteAddress } from './site.address.ts';
 import { HTML, sendSiteAnswer, strongTag, type SiteAnswer } from './site.answer.ts';
 import { projectStylesheet, SiteAssets, type SiteAsset } from './site.assets.ts';
-import { describe, siteLinks, tableOfContents } from './site.content.ts';
 import { href, type SiteContext } from './site.context.ts';
 import { htmlDocument } from './site.html.ts';
 import { BareDocument } from './templates/bare.tsx';
@@ -75,7 +73,6 @@ export class SiteHandler {
   constructor(
     private readonly config: Config,
     readonly readers: ReadersService,
-    private readonly pages: PagesService,
   ) {}
 
   /**
@@ -251,14 +248,13 @@ export class SiteHandler {
         const first = navigation?.bySlug.get(address.section)?.first;
         return first ? redirect(302, href(site, first.path)) : null;
       }
-      case 'page':
-      case 'markdown':
-        return this.page(site, address);
       case 'robots':
         return this.robots(site);
       case 'asset':
       case 'unknown':
         return null;
+      case 'page':
+      case 'markdown':
       case 'reference':
       case 'changelog':
       case 'feed':
@@ -301,71 +297,6 @@ export class SiteHandler {
       version,
       path: below === null ? `/${version.slug}` : `/${version.slug}${below}`,
     }));
-  }
-
-  /**
-   * The switcher's entries for a page: the same page in each other version where readers can open
-   * it there (listed or not), else that version's landing (site.md §3).
-   */
-  private async pageSwitchTargets(
-    site: SiteContext,
-    navigation: Navigation,
-    sectionSlug: string,
-    pageSlug: string,
-  ): Promise<SwitchTarget[]> {
-    const targets: SwitchTarget[] = [];
-    for (const target of this.switchTargets(site, navigation, null)) {
-      const slug = target.version.slug;
-      const other = slug === navigation.version.slug ? navigation : await this.navigation(site, slug);
-      const section = other?.bySlug.get(sectionSlug);
-      const there = section ? await this.readers.readablePage(section.id, pageSlug) : undefined;
-      targets.push(there ? { ...target, path: `/${slug}/${sectionSlug}/${pageSlug}` } : target);
-    }
-    return targets;
-  }
-
-  private async page(
-    site: SiteContext,
-    address: Extract<SiteAddress, { kind: 'page' | 'markdown' }>,
-  ): Promise<SiteAnswer | null> {
-    const navigation = await this.navigation(site, address.version);
-    const section = navigation?.bySlug.get(address.section);
-    if (!navigation || !section) return null;
-    const row = await this.readers.readablePage(section.id, address.page);
-    if (!row) return null;
-    const projectId = site.view.project.id;
-    if (address.kind === 'markdown') {
-      const markdown = await this.pages.publishedContents(projectId, row.id, 'markdown', site.stamp);
-      return markdown === null ? null : { status: 200, type: 'text/markdown; charset=utf-8', body: markdown };
-    }
-    const contents = await this.pages.publishedContents(projectId, row.id, 'html', site.stamp);
-    if (contents === null) return null;
-    const html = siteLinks(contents, href(site, `/${encodeURIComponent(navigation.version.slug)}`));
-    const path = `/${navigation.version.slug}/${section.slug}/${row.slug}`;
-    const index = navigation.indexOf.get(row.id) ?? -1;
-    const parents = [];
-    // Bounded: parents come from rows, and a loop among them must not hold the request.
-    for (let up = navigation.parentOf.get(row.id); up !== undefined && parents.length < 32;) {
-      parents.unshift(up);
-      up = navigation.parentOf.get(up.id);
-    }
-    return this.html(
-      PageDocument({
-        site,
-        navigation,
-        section,
-        page: { id: row.id, title: row.title, path },
-        html,
-        toc: tableOfContents(html),
-        description: describe(html, row.title),
-        published: await this.readers.lastPublished(row.id),
-        previous: index > 0 ? (navigation.order[index - 1] ?? null) : null,
-        next: index >= 0 ? (navigation.order[index + 1] ?? null) : null,
-        parents,
-        switchTargets: await this.pageSwitchTargets(site, navigation, section.slug, row.slug),
-        canonical: `${site.canonicalRoot}${path}`,
-      }),
-    );
   }
 
   private robots(site: SiteContext): SiteAnswer {

@@ -5,6 +5,7 @@ import { registerChangelogs } from './site.changelogs.ts';
 import { describe } from './site.content.ts';
 import { SiteHandler } from './site.handler.ts';
 import { registerMachineFiles } from './site.machine.ts';
+import { registerPages } from './site.pages.ts';
 import { referencePages } from './site.reference.ts';
 import { SiteSearch } from './site.search.ts';
 import { registerRedirects } from './site.redirects.ts';
@@ -14,7 +15,8 @@ import { registerRedirects } from './site.redirects.ts';
  * registered on it. Each feature reads through its module's service (decision 0027).
  */
 export function buildSite(deps: Deps): SiteHandler {
-  const site = new SiteHandler(deps.config, deps.readers, deps.pages);
+  const site = new SiteHandler(deps.config, deps.readers);
+  registerPages(site, deps.pages);
   new SiteSearch(site, deps).register();
   registerChangelogs(site, new ReaderChangelogs(deps.database.reader, deps.changelogs));
   registerMachineFiles(site, new ReaderMachine(deps.database.reader, describe));
