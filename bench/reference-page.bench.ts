@@ -1,8 +1,9 @@
 /**
  * What the reader site's reference page costs for definitions of growing size (decision 0028): the
  * view built (in production in a worker thread), its JSON written and read back (the trip to the
- * event loop), and the operations rendered by the templates (on the event loop), with the HTML's
- * size. In this process, one round per size; the first render includes the templates' warm-up.
+ * event loop), and the operations rendered by the templates (on the event loop, once per view: the
+ * site keeps them while the view is kept), with the HTML's size. In this process, one round per
+ * size; the first render includes the templates' warm-up.
  *
  *   node --import tsx bench/reference-page.bench.ts [--operations 30,300,3000]
  *
@@ -11,11 +12,10 @@
  * and a response of one of the schemas.
  */
 import { parseArgs } from 'node:util';
-import { h } from 'preact';
 import { descriptionHtml } from '../src/content/description-html.ts';
 import { buildReferenceView } from '../src/openapi/reference-view.ts';
-import { htmlDocument } from '../src/site/site.html.ts';
-import { Operation } from '../src/site/templates/reference-operation.tsx';
+import { htmlPart } from '../src/site/site.html.ts';
+import { ReferenceOperations } from '../src/site/templates/reference.tsx';
 
 const { values } = parseArgs({ options: { operations: { type: 'string', default: '30,300,3000' } } });
 const sizes = (values.operations ?? '').split(',').map(Number);
@@ -73,15 +73,7 @@ for (const operations of sizes) {
   if (view === null) throw new Error('no view');
   const [json, write] = time(() => JSON.stringify(view));
   const [, read] = time(() => JSON.parse(json) as unknown);
-  const [html, render] = time(() =>
-    htmlDocument(
-      h(
-        'main',
-        null,
-        view.groups.flatMap((group) => group.operations.map((operation) => h(Operation, { operation }))),
-      ),
-    ),
-  );
+  const [html, render] = time(() => htmlPart(ReferenceOperations({ view })));
   console.log(
     `${operations} operations, definition ${(text.length / 1e6).toFixed(2)} MB: view ${build} ms, ` +
       `JSON ${(json.length / 1e6).toFixed(1)} MB written ${write} ms read ${read} ms, ` +

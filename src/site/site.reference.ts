@@ -1,9 +1,16 @@
 import type { Navigation } from '../modules/readers/readers.service.ts';
+import type { ReferenceView } from '../openapi/reference-view.types.ts';
 import type { ReferencesService } from '../modules/references/references.service.ts';
 import type { AddressHandler, SiteHandler } from './site.handler.ts';
 import { describe } from './site.content.ts';
 import { absolute, type SiteContext } from './site.context.ts';
-import { ReferenceDocument } from './templates/reference.tsx';
+import { htmlPart } from './site.html.ts';
+import {
+  ReferenceDocument,
+  ReferenceOperations,
+  ReferenceToc,
+  type ReferenceParts,
+} from './templates/reference.tsx';
 import type { SwitchTarget } from './templates/version-switcher.tsx';
 
 /**
@@ -11,9 +18,20 @@ import type { SwitchTarget } from './templates/version-switcher.tsx';
  * navigation (published version, published reference with a published definition), shown from its
  * published definition through the references service. Anything else is the site's not-found page.
  * The handler keeps the answer under the project's change stamp; the service keeps the view of a
- * definition until the definition changes.
+ * definition until the definition changes, and this its operations written out as HTML (the most
+ * of the page, seconds for thousands of operations) as long as the service keeps the view: a change
+ * elsewhere in the project writes the navigation and the layout again, not the operations.
  */
 export function referencePages(handler: SiteHandler, references: ReferencesService): AddressHandler {
+  const written = new WeakMap<ReferenceView, ReferenceParts>();
+  const partsOf = (view: ReferenceView): ReferenceParts => {
+    let parts = written.get(view);
+    if (parts === undefined) {
+      parts = { operations: htmlPart(ReferenceOperations({ view })), toc: htmlPart(ReferenceToc({ view })) };
+      written.set(view, parts);
+    }
+    return parts;
+  };
   return async ({ site }, address) => {
     if (address.kind !== 'reference') return null;
     const navigation = await handler.navigation(site, address.version);
@@ -27,6 +45,7 @@ export function referencePages(handler: SiteHandler, references: ReferencesServi
         navigation,
         reference,
         view,
+        parts: partsOf(view),
         description: describe(view.description, `The API reference of ${reference.title}.`),
         switchTargets: await switchTargets(handler, site, navigation, reference.slug),
         canonical: absolute(site, reference.path),

@@ -3,7 +3,7 @@ import { createProject, createVersion } from '../helpers/factories.ts';
 import { upload } from '../helpers/references.ts';
 import { client, useTestApp } from '../helpers/test-app.ts';
 import { bombDefinition, petsDefinition, swaggerDefinition } from './reference-definitions.ts';
-import { createPublicSite, visit } from './site-helpers.ts';
+import { createDocumentation, createPublicSite, sitePage, visit } from './site-helpers.ts';
 
 const t = useTestApp();
 
@@ -186,6 +186,25 @@ describe('the reader site: API references', () => {
     const after = await visit(t.app, address);
     expect(after.body).toContain('<section class="operation" id="adopt">');
     expect(after.body).toContain('Adopt a pet');
+  });
+
+  it('after a change elsewhere in the project, shows the new navigation beside the same operations', async () => {
+    const w = await publishedReference(petsDefinition());
+    const address = `/sites/${w.project.id}/v1/ref/${w.reference.slug}`;
+    const before = await visit(t.app, address);
+    expect(before.statusCode).toBe(200);
+    const link = `href="/sites/${w.project.id}/v1/care/feeding"`;
+    expect(before.body).not.toContain(link);
+    const section = await createDocumentation(t.deps, w.version.id, { title: 'Care', slug: 'care' });
+    await sitePage(t.app, w.key, section.id, { title: 'Feeding schedule', slug: 'feeding' });
+    const after = await visit(t.app, address);
+    expect(after.statusCode).toBe(200);
+    expect(after.body).toContain(link);
+    expect(after.headers.etag).not.toBe(before.headers.etag);
+    const operations = (body: string) =>
+      body.slice(body.indexOf('<div class="operation-groups">'), body.indexOf('</article>'));
+    expect(operations(after.body)).toContain('<section class="operation"');
+    expect(operations(after.body)).toBe(operations(before.body));
   });
 
   it('answers 404 for what readers cannot see', async () => {

@@ -13,6 +13,8 @@ export interface ReferenceProps {
   /** the reference as the navigation lists it: its title and its address below the site's root */
   reference: { title: string; path: string };
   view: ReferenceView;
+  /** the view's operations and table of contents, rendered once per view (referenceParts) */
+  parts: ReferenceParts;
   description: string;
   switchTargets: SwitchTarget[];
   canonical: string;
@@ -25,7 +27,6 @@ const TOC_OPERATIONS = 200;
 export function ReferenceDocument(props: ReferenceProps) {
   const { site, navigation, reference, view } = props;
   const operations = view.groups.reduce((sum, group) => sum + group.operations.length, 0);
-  const untitled = view.groups.length === 1 && view.groups[0]?.tag === null;
   return (
     <Layout
       site={site}
@@ -67,47 +68,72 @@ export function ReferenceDocument(props: ReferenceProps) {
               </p>
             ) : null}
             {operations === 0 ? <p>This reference has no operations.</p> : null}
-            {view.groups.map((group) => (
-              <section class="operation-group" key={group.anchor} aria-labelledby={group.anchor}>
-                <h2 id={group.anchor}>{group.tag ?? (untitled ? 'Operations' : 'Other operations')}</h2>
-                <Description html={group.description} />
-                {group.operations.map((operation) => (
-                  <Operation key={operation.fragment} operation={operation} />
-                ))}
-              </section>
-            ))}
+            {/* Rendered by the templates below, once per view: escaped as everything they write. */}
+            <div class="operation-groups" dangerouslySetInnerHTML={{ __html: props.parts.operations }} />
           </article>
         </main>
         {view.groups.length > 0 ? (
-          <aside class="toc">
-            <nav aria-label="On this page">
-              <h2>On this page</h2>
-              <ul>
-                {view.groups.map((group) => (
-                  <li key={group.anchor} class="level-2">
-                    <a href={`#${group.anchor}`}>
-                      {group.tag ?? (untitled ? 'Operations' : 'Other operations')}
-                    </a>
-                    {operations <= TOC_OPERATIONS ? (
-                      <ul>
-                        {group.operations.map((operation) => (
-                          <li key={operation.fragment} class="level-3">
-                            <a href={`#${operation.fragment}`}>
-                              {operation.summary !== ''
-                                ? operation.summary
-                                : `${operation.method} ${operation.path}`}
-                            </a>
-                          </li>
-                        ))}
-                      </ul>
-                    ) : null}
-                  </li>
-                ))}
-              </ul>
-            </nav>
-          </aside>
+          <aside class="toc" dangerouslySetInnerHTML={{ __html: props.parts.toc }} />
         ) : null}
       </div>
     </Layout>
+  );
+}
+
+/** A reference's operations and table of contents as HTML: the parts of its page that only its view makes. */
+export interface ReferenceParts {
+  operations: string;
+  toc: string;
+}
+
+const groupTitle = (view: ReferenceView, group: ReferenceView['groups'][number]): string =>
+  group.tag ?? (view.groups.length === 1 ? 'Operations' : 'Other operations');
+
+/**
+ * The operations, grouped by tag. A definition of thousands of operations takes seconds to write
+ * out, so the page keeps this part by view (site.reference.ts) rather than writing it at every
+ * change of the project: only a new definition writes it again.
+ */
+export function ReferenceOperations({ view }: { view: ReferenceView }) {
+  return (
+    <>
+      {view.groups.map((group) => (
+        <section class="operation-group" key={group.anchor} aria-labelledby={group.anchor}>
+          <h2 id={group.anchor}>{groupTitle(view, group)}</h2>
+          <Description html={group.description} />
+          {group.operations.map((operation) => (
+            <Operation key={operation.fragment} operation={operation} />
+          ))}
+        </section>
+      ))}
+    </>
+  );
+}
+
+/** The table of contents: the groups, and their operations up to TOC_OPERATIONS in all. */
+export function ReferenceToc({ view }: { view: ReferenceView }) {
+  const operations = view.groups.reduce((sum, group) => sum + group.operations.length, 0);
+  return (
+    <nav aria-label="On this page">
+      <h2>On this page</h2>
+      <ul>
+        {view.groups.map((group) => (
+          <li key={group.anchor} class="level-2">
+            <a href={`#${group.anchor}`}>{groupTitle(view, group)}</a>
+            {operations <= TOC_OPERATIONS ? (
+              <ul>
+                {group.operations.map((operation) => (
+                  <li key={operation.fragment} class="level-3">
+                    <a href={`#${operation.fragment}`}>
+                      {operation.summary !== '' ? operation.summary : `${operation.method} ${operation.path}`}
+                    </a>
+                  </li>
+                ))}
+              </ul>
+            ) : null}
+          </li>
+        ))}
+      </ul>
+    </nav>
   );
 }
