@@ -1,3 +1,5 @@
+import type { Node } from '@markdoc/markdoc';
+
 /*
  * Small readers of Markdoc attribute values and writers of Darkdown's plugin and token forms, shared by
  * the two conversions (markdoc-to-darkdown.ts, darkdown-to-markdoc.ts).
@@ -49,3 +51,15 @@ export function trimLines(value: string): string {
   while (end > start && (value[end - 1] === '\n' || value[end - 1] === '\r')) end--;
   return value.slice(start, end);
 }
+
+export function tagsNamed(node: Node, name: string): Node[] {
+  return node.children.filter((c) => c.type === 'tag' && c.tag === name);
+}
+
+export function cellWidth(cell: Node): number {
+  const width: unknown = cell.attributes.colwidth;
+  return Array.isArray(width) ? (pixels(width[0]) ?? 0) : 0;
+}
+
+export const keptMessage = (name: string): string =>
+  `The Markdoc tag {% ${name} %} has no Darkdown equivalent: it was kept as text`;
