@@ -96,6 +96,6 @@ export async function importTheme(
   if (replaced.length > 0)
     warnings.push({
       file: '_theme/',
-      message: `The project's ${replaced.join(', ')} now hold the imported values.`,
+      message: `The project's theme settings ${replaced.join(', ')} now hold the imported values.`,
     });
 }
