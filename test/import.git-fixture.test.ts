@@ -151,7 +151,7 @@ describe('a larger repository of the Git format', () => {
     expect(read('v1/guides/linux')).toEqual([
       'On Linux',
       true,
-      'Back to [install](/guides/install). The large picture: ![Big](../../../assets/huge.png)',
+      'Back to [install](/guides/install#before-you-start). The large picture: ![Big](../../../assets/huge.png)',
     ]);
     expect(read('v1/guides/arm')).toEqual(['On ARM', true, 'Before.\n\n\n\nUse the arm64 build.']);
     expect(read('v1/guides/support')).toEqual([

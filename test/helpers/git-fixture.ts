@@ -171,7 +171,7 @@ export function gitFixture(): ZipEntrySpec[] {
     ),
     'v1/guides/install/linux.md': gitPage(
       { title: "'On Linux'" },
-      'Back to [install](../install.md). The large picture: ![Big](../../../assets/huge.png)',
+      'Back to [install](../install.md#before-you-start). The large picture: ![Big](../../../assets/huge.png)',
     ),
     'v1/guides/install/linux/arm.md': gitPage(
       { title: 'On ARM' },
