@@ -1,43 +1,29 @@
 import Markdoc, { type Node } from '@markdoc/markdoc';
 import {
   BADGE_TYPES,
-  cellWidth,
-  keptMessage,
-  tagsNamed,
   CALLOUT_TYPES,
   VIDEO_PROVIDERS,
+  cellWidth,
   inlineToken,
+  keptMessage,
   oneOf,
   pixels,
   pluginText,
+  tagsNamed,
   text,
   trimLines,
   type Attributes,
+  type MarkdocConversion,
+  type MarkdocOptions,
 } from './markdoc-values.ts';
+
+export type { MarkdocConversion, MarkdocOptions };
 
 /*
  * The platform's Git format writes pages in Markdoc; Quire stores Darkdown. Markdoc's own parser reads
  * the page, and the conversion splices its source by the lines the parser gives each node, so the
  * Markdown between tags reaches Darkdown byte for byte. The mapping is 0025-platform-git-format.md.
  */
-
-export interface MarkdocConversion {
-  body: string;
-  /** what had no Darkdown equivalent: a sentence saying what became of it, and how many times */
-  unconverted: Map<string, number>;
-}
-
-export interface MarkdocOptions {
-  /** a link's target as Darkdown names it (`/section/page#anchor`), or undefined to keep it */
-  resolveLink?: (href: string) => string | undefined;
-  /** an image's source as the page should hold it (a `data:` URL), or undefined to keep it */
-  resolveImage?: (src: string) => string | undefined;
-  /**
-   * A synced block's contents, converted, to stand where a page uses it; undefined for a block that
-   * does not exist (it is left out, and counted). Without this option the tag stays a placeholder.
-   */
-  syncedBlock?: (id: string) => MarkdocConversion | undefined;
-}
 
 export function markdocToDarkdown(source: string, options: MarkdocOptions = {}): MarkdocConversion {
   const unconverted = new Map<string, number>();

@@ -7,6 +7,24 @@ import type { Node } from '@markdoc/markdoc';
 
 export type Attributes = Readonly<Record<string, unknown>>;
 
+export interface MarkdocConversion {
+  body: string;
+  /** what had no Darkdown equivalent: a sentence saying what became of it, and how many times */
+  unconverted: Map<string, number>;
+}
+
+export interface MarkdocOptions {
+  /** a link's target as Darkdown names it (`/section/page#anchor`), or undefined to keep it */
+  resolveLink?: (href: string) => string | undefined;
+  /** an image's source as the page should hold it (a `data:` URL), or undefined to keep it */
+  resolveImage?: (src: string) => string | undefined;
+  /**
+   * A synced block's contents, converted, to stand where a page uses it; undefined for a block that
+   * does not exist (it is left out, and counted). Without this option the tag stays a placeholder.
+   */
+  syncedBlock?: (id: string) => MarkdocConversion | undefined;
+}
+
 export const BADGE_TYPES: readonly string[] = ['primary', 'success', 'warning', 'info', 'error', 'custom'];
 export const CALLOUT_TYPES: readonly string[] = ['info', 'success', 'warning', 'error'];
 export const VIDEO_PROVIDERS: readonly string[] = ['youtube', 'vimeo', 'loom', 'raw'];

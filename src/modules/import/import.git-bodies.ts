@@ -167,7 +167,9 @@ export class GitBodies<F extends LayoutFile> {
     for (const path of paths) {
       const file = this.imageFiles.get(path);
       if (file === undefined || this.images.has(path)) continue;
-      const bytes = this.source.read === undefined ? undefined : await this.source.read(file);
+      // An archive's directory gives each file's size: one too large is never inflated.
+      const tooLarge = file.size !== undefined && file.size > MAX_INLINE_IMAGE_BYTES;
+      const bytes = tooLarge || this.source.read === undefined ? undefined : await this.source.read(file);
       this.images.set(
         path,
         bytes === undefined || bytes.length > MAX_INLINE_IMAGE_BYTES

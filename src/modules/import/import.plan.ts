@@ -1,6 +1,5 @@
 import type { SiteTheme } from '../projects/projects.service.ts';
 import type { ArchiveFile } from './import.archive.ts';
-import type { GitBodies } from './import.git-bodies.ts';
 
 /*
  * What an import (or `quire sync`) reads from a layout of folders and files, before it writes anything:
@@ -16,6 +15,8 @@ export interface ImportWarning {
 export interface LayoutFile {
   /** relative, `/`-separated */
   path: string;
+  /** its size in bytes, when known before it is read */
+  size?: number;
 }
 
 /**
@@ -81,10 +82,15 @@ export interface PlannedChangelog<F extends LayoutFile = ArchiveFile> {
   posts: Array<{ file: F; title: string; slug: string | undefined; published: boolean }>;
 }
 
+/** A Markdoc body as Darkdown, from the path of the file it was written in. */
+export interface BodyConverter {
+  convert(from: string, body: string): Promise<{ body: string; unconverted: Map<string, number> }>;
+}
+
 /** What an archive in the platform's Git format adds to a plan: its pages are Markdoc. */
 export interface MarkdocPlan<F extends LayoutFile = ArchiveFile> {
   /** converts its bodies: page links, synced blocks, images (import.git-bodies.ts) */
-  bodies: GitBodies<F>;
+  bodies: BodyConverter;
   changelogs: Array<PlannedChangelog<F>>;
   /** `developerhub.yaml`'s variables, which `%name%` in pages reads */
   variables: Record<string, unknown> | undefined;
