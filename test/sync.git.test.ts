@@ -44,7 +44,7 @@ interface Summary {
   dryRun: boolean;
   sections: { created: number; updated: number; unchanged: number };
   categories: { created: number };
-  pages: Record<'created' | 'updated' | 'published' | 'unchanged' | 'notInDir', number>;
+  pages: Record<'created' | 'updated' | 'published' | 'deleted' | 'unchanged' | 'notInDir', number>;
   references: { uploaded: number; published: number; unchanged: number };
   requests: { writes: number };
   plan?: Array<Record<string, unknown>>;
@@ -189,6 +189,16 @@ describe('quire sync of the Git format', () => {
     expect((await pagesOf(key, version.id))['v1-0/guide/a']).toMatchObject({
       draft: null,
       published: 'See [b](/guide/b).',
+    });
+
+    // A page file gone: kept without --prune, deleted with it; the link to it now stays as written.
+    fs.rmSync(path.join(dir, 'v1.0/guide/b.md'));
+    const kept = await sync(dir, key, 'v1-0', '--dry-run');
+    expect(kept.summary).toMatchObject({ pages: { updated: 1, deleted: 0, notInDir: 1 } });
+    const pruned = await sync(dir, key, 'v1-0', '--prune');
+    expect(pruned.summary).toMatchObject({ pages: { updated: 1, deleted: 1, notInDir: 0 } });
+    expect(await pagesOf(key, version.id)).toEqual({
+      'v1-0/guide/a': { title: 'A', listed: true, draft: 'See [b](b.md).', published: 'See [b](/guide/b).' },
     });
 
     await createVersion(t.deps, project.id, { name: 'Three', slug: 'v3', published: true });
