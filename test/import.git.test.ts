@@ -8,6 +8,7 @@ import {
   pagesByPath,
   type ImportReport,
 } from './helpers/import-client.ts';
+import { ASSETS_NOTE } from '../src/modules/import/import.git-bodies.ts';
 import { client, useTestApp } from './helpers/test-app.ts';
 import { buildZip } from './helpers/zip.ts';
 
@@ -116,7 +117,7 @@ const EVERY_TAG_DARKDOWN = [
   plugin('image', { url: 'https://img.test/b.png', mode: 'responsive', caption: null }),
   plugin('custom-html', { contents: '<div class="promo">Hi</div>' }),
   plugin('video', { provider: 'loom', videoId: 'abc123' }),
-  plugin('synced-block', { syncedBlockId: 'shared-note' }),
+  'Shared **words**.',
   plugin('code-block', {
     languageBlocks: [
       { language: 'js', code: 'let a = 1;', title: 'a.js' },
@@ -145,6 +146,8 @@ const EVERY_TAG_DARKDOWN = [
   '<https://github.test/a/b.c>',
   'Only some see this.',
 ].join('\n\n');
+
+const SHARED_NOTE = { '_synced-blocks/shared-note.md': gitPage({ title: 'Shared' }, 'Shared **words**.') };
 
 const layout = {
   'developerhub.yaml':
@@ -220,22 +223,9 @@ describe('POST /import of the Git format', () => {
       {
         file: 'developerhub.yaml',
         message:
-          "The project's title, settings, navigation belong to the platform's reader site, which Quire does not serve: left out.",
+          "The project's title, navigation belong to the platform's reader site and have no place in Quire's: left out.",
       },
-      {
-        file: '_synced-blocks/',
-        message:
-          'Synced blocks have no store in Quire: pages keep a synced-block placeholder where they used one.',
-      },
-      {
-        file: '_theme/',
-        message:
-          "The theme belongs to the platform's reader site, which Quire does not serve: it was left out.",
-      },
-      {
-        file: 'assets/',
-        message: 'Images and files are not stored by Quire: links to them were kept as written.',
-      },
+      { file: 'assets/', message: `1 file(s): ${ASSETS_NOTE}` },
       {
         file: 'changelogs/news/_settings.yaml',
         message: 'The settings description have no place in Quire and were left out.',
@@ -254,8 +244,7 @@ describe('POST /import of the Git format', () => {
       },
       {
         file: 'v2/handbook/',
-        message:
-          '1 file(s) that are no pages (images and the like) are not stored by Quire: links to them were kept as written.',
+        message: `1 file(s) that are no pages: ${ASSETS_NOTE}`,
       },
       {
         file: 'v2/handbook/_nav.yaml',
@@ -358,6 +347,7 @@ describe('POST /import of the Git format', () => {
       'v1/guide/_settings.yaml': 'title: Guide\n',
       'v1/guide/tags.md': gitPage({ title: 'Tags' }, EVERY_TAG),
       'v1/guide/other.md': gitPage({ title: 'Other' }, 'O.'),
+      ...SHARED_NOTE,
     });
     const kept = (tag: string) => ({
       file: 'v1/guide/tags.md',
@@ -382,6 +372,7 @@ describe('POST /import of the Git format', () => {
       ...layout,
       'v2/handbook/tags.md': gitPage({ title: 'Tags' }, EVERY_TAG),
       'v2/handbook/other.md': gitPage({ title: 'Other' }, 'O.'),
+      ...SHARED_NOTE,
     });
     const first = await exportFiles(t.app, target.key);
     const archive = await client(t.app, target.key).get('/export?format=darkdown');

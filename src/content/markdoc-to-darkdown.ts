@@ -3,31 +3,27 @@ import {
   BADGE_TYPES,
   CALLOUT_TYPES,
   VIDEO_PROVIDERS,
+  cellWidth,
   inlineToken,
+  keptMessage,
   oneOf,
   pixels,
   pluginText,
+  tagsNamed,
   text,
   trimLines,
   type Attributes,
+  type MarkdocConversion,
+  type MarkdocOptions,
 } from './markdoc-values.ts';
+
+export type { MarkdocConversion, MarkdocOptions };
 
 /*
  * The platform's Git format writes pages in Markdoc; Quire stores Darkdown. Markdoc's own parser reads
  * the page, and the conversion splices its source by the lines the parser gives each node, so the
  * Markdown between tags reaches Darkdown byte for byte. The mapping is 0025-platform-git-format.md.
  */
-
-export interface MarkdocConversion {
-  body: string;
-  /** what had no Darkdown equivalent: a sentence saying what became of it, and how many times */
-  unconverted: Map<string, number>;
-}
-
-export interface MarkdocOptions {
-  /** a link's target as Darkdown names it (`/section/page#anchor`), or undefined to keep it */
-  resolveLink?: (href: string) => string | undefined;
-}
 
 export function markdocToDarkdown(source: string, options: MarkdocOptions = {}): MarkdocConversion {
   const unconverted = new Map<string, number>();
@@ -95,7 +91,7 @@ class Converter {
       case 'image': {
         const caption = this.inner(node);
         return pluginText('image', {
-          url: this.link(text(a.url)),
+          url: this.image(text(a.url)),
           mode: text(a.mode) || 'responsive',
           ...(pixels(a.width) !== undefined ? { width: pixels(a.width) } : {}),
           ...(pixels(a.height) !== undefined ? { height: pixels(a.height) } : {}),
@@ -110,7 +106,7 @@ class Converter {
           videoId: text(a.videoId),
         });
       case 'synced':
-        return pluginText('synced-block', { syncedBlockId: text(a.id) });
+        return this.synced(text(a.id));
       case 'code':
         return pluginText('code-block', {
           languageBlocks: node.children.filter((c) => c.type === 'fence').map((c) => this.codeEntry(c)),
@@ -157,7 +153,9 @@ class Converter {
       case 'glossary':
         return inlineToken('glossary', text(a.term)) ?? text(a.term);
       case 'inline-image':
-        return `![](<${this.link(text(a.url)).replace(/[<>\n]/g, encodeURIComponent)}>)`;
+        return `![](<${this.image(text(a.url)).replace(/[<>\n]/g, encodeURIComponent)}>)`;
+      case 'synced':
+        return this.synced(text(a.id));
       default:
         return null;
     }
@@ -220,11 +218,14 @@ class Converter {
    */
   private inline(source: string, node: Node): string {
     const tags: Node[] = [];
-    const links: string[] = [];
+    const links: Array<{ href: string; target: string }> = [];
     for (const child of node.walk()) {
+      const { href, src } = child.attributes as { href?: unknown; src?: unknown };
       if (child.type === 'tag') tags.push(child);
-      else if (child.type === 'link' && typeof child.attributes.href === 'string')
-        links.push(child.attributes.href);
+      else if (child.type === 'link' && typeof href === 'string')
+        links.push({ href, target: this.link(href) });
+      else if (child.type === 'image' && typeof src === 'string')
+        links.push({ href: src, target: this.image(src) });
     }
     let out = '';
     let copied = 0;
@@ -254,12 +255,11 @@ class Converter {
     return this.relinked(out, links);
   }
 
-  /** Links to other pages' files (`../setup.md#anchor`) as Darkdown page links. */
-  private relinked(source: string, hrefs: readonly string[]): string {
+  /** Links to other pages' files (`../setup.md#anchor`) as Darkdown page links; images resolved. */
+  private relinked(source: string, links: ReadonlyArray<{ href: string; target: string }>): string {
     let out = source;
     let from = 0;
-    for (const href of hrefs) {
-      const target = this.link(href);
+    for (const { href, target } of links) {
       if (target === href) continue;
       const at = out.indexOf(`](${href}`, from);
       const after = out.charAt(at + href.length + 2);
@@ -274,19 +274,25 @@ class Converter {
     return this.options.resolveLink?.(href) ?? href;
   }
 
+  private image(src: string): string {
+    return this.options.resolveImage?.(src) ?? this.link(src);
+  }
+
+  /** A synced block's contents in its place, with what its conversion counted. */
+  private synced(id: string): string {
+    const resolve = this.options.syncedBlock;
+    if (resolve === undefined) return pluginText('synced-block', { syncedBlockId: id });
+    const block = resolve(id);
+    if (block === undefined) {
+      this.count(`The synced block '${id}' is not in _synced-blocks/: it was left out`);
+      return '';
+    }
+    for (const [message, n] of block.unconverted)
+      this.unconverted.set(message, (this.unconverted.get(message) ?? 0) + n);
+    return block.body;
+  }
+
   private count(message: string): void {
     this.unconverted.set(message, (this.unconverted.get(message) ?? 0) + 1);
   }
 }
-
-function tagsNamed(node: Node, name: string): Node[] {
-  return node.children.filter((c) => c.type === 'tag' && c.tag === name);
-}
-
-function cellWidth(cell: Node): number {
-  const width: unknown = cell.attributes.colwidth;
-  return Array.isArray(width) ? (pixels(width[0]) ?? 0) : 0;
-}
-
-const keptMessage = (name: string): string =>
-  `The Markdoc tag {% ${name} %} has no Darkdown equivalent: it was kept as text`;

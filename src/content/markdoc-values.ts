@@ -1,9 +1,29 @@
+import type { Node } from '@markdoc/markdoc';
+
 /*
  * Small readers of Markdoc attribute values and writers of Darkdown's plugin and token forms, shared by
  * the two conversions (markdoc-to-darkdown.ts, darkdown-to-markdoc.ts).
  */
 
 export type Attributes = Readonly<Record<string, unknown>>;
+
+export interface MarkdocConversion {
+  body: string;
+  /** what had no Darkdown equivalent: a sentence saying what became of it, and how many times */
+  unconverted: Map<string, number>;
+}
+
+export interface MarkdocOptions {
+  /** a link's target as Darkdown names it (`/section/page#anchor`), or undefined to keep it */
+  resolveLink?: (href: string) => string | undefined;
+  /** an image's source as the page should hold it (a `data:` URL), or undefined to keep it */
+  resolveImage?: (src: string) => string | undefined;
+  /**
+   * A synced block's contents, converted, to stand where a page uses it; undefined for a block that
+   * does not exist (it is left out, and counted). Without this option the tag stays a placeholder.
+   */
+  syncedBlock?: (id: string) => MarkdocConversion | undefined;
+}
 
 export const BADGE_TYPES: readonly string[] = ['primary', 'success', 'warning', 'info', 'error', 'custom'];
 export const CALLOUT_TYPES: readonly string[] = ['info', 'success', 'warning', 'error'];
@@ -49,3 +69,15 @@ export function trimLines(value: string): string {
   while (end > start && (value[end - 1] === '\n' || value[end - 1] === '\r')) end--;
   return value.slice(start, end);
 }
+
+export function tagsNamed(node: Node, name: string): Node[] {
+  return node.children.filter((c) => c.type === 'tag' && c.tag === name);
+}
+
+export function cellWidth(cell: Node): number {
+  const width: unknown = cell.attributes.colwidth;
+  return Array.isArray(width) ? (pixels(width[0]) ?? 0) : 0;
+}
+
+export const keptMessage = (name: string): string =>
+  `The Markdoc tag {% ${name} %} has no Darkdown equivalent: it was kept as text`;

@@ -4,7 +4,12 @@ import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { ContentError, parsePageFile } from '../../content/index.ts';
 import { readVersionLayout } from '../../modules/import/import.layout.ts';
-import type { ImportWarning, LayoutFile, PlannedPage } from '../../modules/import/import.plan.ts';
+import type {
+  ImportWarning,
+  LayoutFile,
+  PlannedPage,
+  PlannedVersion,
+} from '../../modules/import/import.plan.ts';
 import { firstFreeSlug, slugify } from '../../shared/slug.ts';
 
 /** A page as DIR says it should be. */
@@ -56,12 +61,19 @@ export class SyncInputError extends Error {}
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-interface DirFile extends LayoutFile {
+export interface DirFile extends LayoutFile {
   absolute: string;
 }
 
-/** Reads DIR into what the server should hold, with the import's layout rules (decisions.md §6). */
-export async function readLocalState(dir: string): Promise<LocalState> {
+/** DIR's files, each read once, as a layout reader takes them. */
+export interface FolderSource {
+  dir: string;
+  files: DirFile[];
+  readText: (file: DirFile) => Promise<string>;
+  read: (file: DirFile) => Promise<Buffer>;
+}
+
+export async function folderSource(dir: string): Promise<FolderSource> {
   const files = await walk(path.resolve(dir), '');
   const texts = new Map<string, string>();
   const readText = async (file: DirFile): Promise<string> => {
@@ -78,6 +90,12 @@ export async function readLocalState(dir: string): Promise<LocalState> {
     }
     return text;
   };
+  return { dir, files, readText, read: (file) => fs.readFile(file.absolute) };
+}
+
+/** Reads DIR, one version folder of an export, into what the server should hold (decisions.md §6). */
+export async function readLocalState(source: FolderSource): Promise<LocalState> {
+  const { dir, files, readText } = source;
   let layout;
   try {
     layout = await readVersionLayout<DirFile>(
@@ -91,8 +109,22 @@ export async function readLocalState(dir: string): Promise<LocalState> {
     throw error;
   }
   const warnings = [...layout.warnings];
+  const bodyOf = async (file: DirFile) => parseLocalPage(file, await readText(file)).body;
+  return localState(layout.version, bodyOf, readText, warnings);
+}
+
+/**
+ * What a version read by a layout reader (an export's, or the Git format's) should make on the server:
+ * each page's body from `bodyOf`, slugs made unique within a section, references by their title.
+ */
+export async function localState<F extends DirFile>(
+  version: PlannedVersion<F>,
+  bodyOf: (file: F) => Promise<string>,
+  readText: (file: F) => Promise<string>,
+  warnings: ImportWarning[],
+): Promise<LocalState> {
   const sections: LocalSection[] = [];
-  for (const planned of layout.version.sections) {
+  for (const planned of version.sections) {
     const section: LocalSection = {
       folder: planned.folder,
       title: planned.title,
@@ -103,8 +135,8 @@ export async function readLocalState(dir: string): Promise<LocalState> {
       pages: [],
     };
     const taken = new Set<string>();
-    const add = async (page: PlannedPage<DirFile>, category: string | undefined, parent?: string) => {
-      const { body } = parseLocalPage(page.file, await readText(page.file));
+    const add = async (page: PlannedPage<F>, category: string | undefined, parent?: string) => {
+      const body = await bodyOf(page.file);
       let slug = page.slug ?? slugify(page.title);
       if (taken.has(slug)) {
         const free = firstFreeSlug(slug, taken);
@@ -140,7 +172,7 @@ export async function readLocalState(dir: string): Promise<LocalState> {
     sections.push(section);
   }
   const references = await readReferences(
-    layout.version.references.map((r) => r.file),
+    version.references.map((r) => r.file),
     readText,
     warnings,
   );
@@ -193,9 +225,9 @@ function withTitle(page: { meta: Record<string, unknown>; body: string }): {
   return { ...page, meta: { ...page.meta, title: heading } };
 }
 
-async function readReferences(
-  files: DirFile[],
-  readText: (file: DirFile) => Promise<string>,
+async function readReferences<F extends DirFile>(
+  files: F[],
+  readText: (file: F) => Promise<string>,
   warnings: ImportWarning[],
 ): Promise<LocalReference[]> {
   const references: LocalReference[] = [];
@@ -240,7 +272,7 @@ async function readReferences(
 }
 
 /** Every regular file below DIR; dot-files and dot-folders (`.git`, `.DS_Store`) are not content. */
-async function walk(root: string, relative: string): Promise<DirFile[]> {
+export async function walk(root: string, relative: string): Promise<DirFile[]> {
   const entries = await fs.readdir(path.join(root, relative), { withFileTypes: true });
   const files: DirFile[] = [];
   for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {

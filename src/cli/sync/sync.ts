@@ -4,7 +4,8 @@ import { ProgressBar } from '../progress.ts';
 import { applyPlan } from './sync.apply.ts';
 import { parseSyncArgs, type SyncOptions } from './sync.args.ts';
 import { SyncHttp, type RetryPolicy } from './sync.http.ts';
-import { readLocalState } from './sync.local.ts';
+import { readGitState } from './sync.git.ts';
+import { folderSource, readLocalState } from './sync.local.ts';
 import { pagesToRead, planSync, referencesToRead } from './sync.plan.ts';
 import { readContents, readDefinition, readRemoteState, type RemoteDefinition } from './sync.remote.ts';
 import { summarise } from './sync.summary.ts';
@@ -39,7 +40,9 @@ async function sync(options: SyncOptions, io: CliIo, policy: RetryPolicy | undef
   const notice = (line: string) => io.stderr(`${terminal ? '\n' : ''}quire: sync: ${oneLine(line)}\n`);
   const http = new SyncHttp(options.apiBase, options.key, notice, policy);
 
-  const local = await readLocalState(options.dir);
+  const source = await folderSource(options.dir);
+  // A repository of the platform's Git format is recognised by its layout, as an import does.
+  const local = (await readGitState(source, options.versionSlug)) ?? (await readLocalState(source));
   const remote = await readRemoteState(http, options.versionSlug);
 
   const reading = new ProgressBar(io.stderr, terminal, 'reading');

@@ -2,9 +2,10 @@ import { parse as parseYaml } from 'yaml';
 import { ContentError } from '../../content/content-error.ts';
 import { parseMarkdocPage } from '../../content/markdoc-page.ts';
 import { slugify } from '../../shared/slug.ts';
-import { ArchiveFileError, type ArchiveFile, type ImportArchive } from './import.archive.ts';
+import { ArchiveFileError } from './import.archive.ts';
+import { ASSETS_NOTE } from './import.git-bodies.ts';
 import { nonEmptyString, SLUG_RE, type Folder } from './import.index.ts';
-import type { PlannedCategory, PlannedPage } from './import.plan.ts';
+import type { LayoutFile, LayoutSource, PlannedCategory, PlannedPage } from './import.plan.ts';
 import { skipOrThrow, titleOf, type ReadState } from './import.warnings.ts';
 
 // One section of the platform's Git format: its page files, placed and ordered by `_nav.yaml`, or by
@@ -15,29 +16,29 @@ const UNKEPT_KEYS = ['description', 'keywords', 'tags', 'index_title'];
 const KEPT_KEYS = new Set(['type', 'title', 'slug', 'listed', 'hidden']);
 export const SETTINGS_FILES = ['_settings.yaml', 'settings.yaml'];
 
-interface GitPage {
+interface GitPage<F extends LayoutFile> {
   key: string;
-  page: PlannedPage;
+  page: PlannedPage<F>;
   /** what the front matter says, before the navigation has its say */
   listed: boolean;
   placed: boolean;
 }
 
-export interface GitSection {
-  entries: Array<PlannedPage | PlannedCategory>;
+export interface GitSection<F extends LayoutFile> {
+  entries: Array<PlannedPage<F> | PlannedCategory>;
   /** each page's address (`/section/page`), by its file's path */
   addresses: Map<string, string>;
 }
 
-export async function readGitSection(
-  archive: ImportArchive,
-  folder: Folder,
+export async function readGitSection<F extends LayoutFile>(
+  archive: LayoutSource<F>,
+  folder: Folder<F>,
   sectionSlug: string,
   state: ReadState,
-): Promise<GitSection> {
-  const pages = new Map<string, GitPage>();
+): Promise<GitSection<F>> {
+  const pages = new Map<string, GitPage<F>>();
   let others = 0;
-  const collect = async (at: Folder, prefix: string): Promise<void> => {
+  const collect = async (at: Folder<F>, prefix: string): Promise<void> => {
     for (const [name, file] of [...at.files].sort(([a], [b]) => a.localeCompare(b))) {
       if (prefix === '' && (SETTINGS_FILES.includes(name) || name === '_nav.yaml')) continue;
       if (!name.toLowerCase().endsWith('.md')) {
@@ -55,7 +56,7 @@ export async function readGitSection(
   if (others > 0) {
     state.warnings.push({
       file: `${folder.path}/`,
-      message: `${others} file(s) that are no pages (images and the like) are not stored by Quire: links to them were kept as written.`,
+      message: `${others} file(s) that are no pages: ${ASSETS_NOTE}`,
     });
   }
   const addresses = new Map<string, string>();
@@ -76,12 +77,12 @@ export async function readGitSection(
   return { entries, addresses };
 }
 
-async function readPage(
-  archive: ImportArchive,
-  file: ArchiveFile,
+async function readPage<F extends LayoutFile>(
+  archive: LayoutSource<F>,
+  file: F,
   key: string,
   state: ReadState,
-): Promise<GitPage | null> {
+): Promise<GitPage<F> | null> {
   let meta: Record<string, unknown>;
   try {
     meta = parseMarkdocPage(await archive.readText(file)).meta;
@@ -122,8 +123,10 @@ async function readPage(
 }
 
 /** Without `_nav.yaml`: pages in file-name order, `setup/*.md` the children of `setup.md`. */
-function fromNames(pages: Map<string, GitPage>): Array<PlannedPage | PlannedCategory> {
-  const entries: PlannedPage[] = [];
+function fromNames<F extends LayoutFile>(
+  pages: Map<string, GitPage<F>>,
+): Array<PlannedPage<F> | PlannedCategory> {
+  const entries: Array<PlannedPage<F>> = [];
   for (const git of pages.values()) {
     const parent = pages.get(git.key.slice(0, Math.max(0, git.key.lastIndexOf('/'))));
     if (parent !== undefined && parent !== git) parent.page.children.push(git.page);
@@ -138,12 +141,12 @@ function fromNames(pages: Map<string, GitPage>): Array<PlannedPage | PlannedCate
  * `_nav.yaml`: `items` of categories (`category`, `items`), pages (`page`, `icon`, `items`) and bare
  * page names, and links. A page appears where the navigation puts it, with its children.
  */
-async function fromNav(
-  archive: ImportArchive,
-  file: ArchiveFile,
-  pages: Map<string, GitPage>,
+async function fromNav<F extends LayoutFile>(
+  archive: LayoutSource<F>,
+  file: F,
+  pages: Map<string, GitPage<F>>,
   state: ReadState,
-): Promise<Array<PlannedPage | PlannedCategory>> {
+): Promise<Array<PlannedPage<F> | PlannedCategory>> {
   let nav: unknown;
   try {
     nav = parseYaml(await archive.readText(file));
@@ -153,8 +156,8 @@ async function fromNav(
   }
   const left = { icons: 0, links: 0 };
   const missing: string[] = [];
-  const place = (items: unknown, top: boolean): Array<PlannedPage | PlannedCategory> => {
-    const out: Array<PlannedPage | PlannedCategory> = [];
+  const place = (items: unknown, top: boolean): Array<PlannedPage<F> | PlannedCategory> => {
+    const out: Array<PlannedPage<F> | PlannedCategory> = [];
     for (const item of Array.isArray(items) ? (items as unknown[]) : []) {
       const entry = typeof item === 'string' ? { page: item } : objectOf(item);
       if (typeof entry.category === 'string' && top) {
@@ -175,7 +178,7 @@ async function fromNav(
       if (entry.icon !== undefined) left.icons++;
       git.placed = true;
       git.page.listed = git.listed;
-      git.page.children.push(...(place(entry.items, false) as PlannedPage[]));
+      git.page.children.push(...(place(entry.items, false) as Array<PlannedPage<F>>));
       out.push(git.page);
     }
     return out;
@@ -202,7 +205,7 @@ export const objectOf = (value: unknown): Record<string, unknown> =>
     ? (value as Record<string, unknown>)
     : {};
 
-export function asFileError(file: ArchiveFile, error: unknown): unknown {
+export function asFileError(file: LayoutFile, error: unknown): unknown {
   return error instanceof Error && error.name.startsWith('YAML')
     ? new ArchiveFileError(file.path, `it is not valid YAML (${error.message.split('\n')[0] ?? ''})`)
     : error;

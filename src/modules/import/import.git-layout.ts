@@ -1,11 +1,22 @@
 import { parse as parseYaml } from 'yaml';
 import { ContentError } from '../../content/content-error.ts';
 import { parseMarkdocPage } from '../../content/markdoc-page.ts';
-import { ArchiveError, ArchiveFileError, type ArchiveFile, type ImportArchive } from './import.archive.ts';
+import type { SiteTheme } from '../projects/projects.service.ts';
+import { ArchiveError, ArchiveFileError } from './import.archive.ts';
+import {
+  ASSETS_NOTE,
+  GitBodies,
+  imageType,
+  readSyncedBlocks,
+  type SyncedBlock,
+} from './import.git-bodies.ts';
 import { asFileError, objectOf, readGitSection, SETTINGS_FILES } from './import.git-index.ts';
+import { readThemeFolder, themeSettings } from './import.git-theme.ts';
 import { nonEmptyString, SLUG_RE, type Folder } from './import.index.ts';
 import type {
-  ImportPlan,
+  GitPlan,
+  LayoutFile,
+  LayoutSource,
   PlannedChangelog,
   PlannedReference,
   PlannedSection,
@@ -16,7 +27,8 @@ import { skipOrThrow, titleOf, type ReadState } from './import.warnings.ts';
 /*
  * The platform's current Git format (0025-platform-git-format.md): `developerhub.yaml`, version
  * folders of section folders with `_settings.yaml` and `_nav.yaml`, Markdoc pages, `refs/`,
- * `changelogs/`. Older repositories have `settings.yaml`, no `_nav.yaml` and no `developerhub.yaml`.
+ * `changelogs/`, `_synced-blocks/`, `_theme/`, `assets/`. Older repositories have `settings.yaml`,
+ * no `_nav.yaml` and no `developerhub.yaml`. Read from an archive, or from a folder by `quire sync`.
  */
 
 const DEFINITION_FILE = /\.(json|ya?ml)$/i;
@@ -24,20 +36,24 @@ const SECTION_KEYS = new Set(['title', 'published']);
 const REFERENCE_KEYS = new Set(['title', 'published']);
 
 /** The Git format is known by its layout: `developerhub.yaml`, or sections holding a settings file. */
-export function isGitLayout(root: Folder): boolean {
+export function isGitLayout<F extends LayoutFile>(root: Folder<F>): boolean {
   if (root.files.has('developerhub.yaml')) return true;
-  return [...root.folders.values()].some((version) =>
-    [...version.folders.values()].some((section) => SETTINGS_FILES.some((n) => section.files.has(n))),
-  );
+  return [...root.folders.values()].some(isGitVersion);
 }
 
-export async function readGitLayout(
-  archive: ImportArchive,
-  root: Folder,
+/** A version folder of the Git format: one of its folders is a section with a settings file. */
+export function isGitVersion<F extends LayoutFile>(folder: Folder<F>): boolean {
+  return [...folder.folders.values()].some((section) => SETTINGS_FILES.some((n) => section.files.has(n)));
+}
+
+export async function readGitLayout<F extends LayoutFile>(
+  archive: LayoutSource<F>,
+  root: Folder<F>,
   state: ReadState,
-): Promise<ImportPlan> {
+): Promise<GitPlan<F>> {
   const { warnings } = state;
   let variables: Record<string, unknown> | undefined;
+  let theme: SiteTheme = {};
   for (const [name, file] of root.files) {
     if (name.startsWith('.')) continue;
     if (name !== 'developerhub.yaml') {
@@ -47,27 +63,36 @@ export async function readGitLayout(
     const project = await readYaml(archive, file, state);
     if (project === null) continue;
     if (project.variables !== undefined) variables = objectOf(project.variables);
-    const unkept = Object.keys(project).filter((k) => k !== 'variables');
+    if (project.settings !== undefined) theme = themeSettings(objectOf(project.settings), warnings);
+    const unkept = Object.keys(project).filter((k) => k !== 'variables' && k !== 'settings');
     if (unkept.length > 0)
       warnings.push({
         file: file.path,
-        message: `The project's ${unkept.join(', ')} belong to the platform's reader site, which Quire does not serve: left out.`,
+        message: `The project's ${unkept.join(', ')} belong to the platform's reader site and have no place in Quire's: left out.`,
       });
   }
   const addresses = new Map<string, string>();
-  const versions: PlannedVersion[] = [];
-  const changelogs: PlannedChangelog[] = [];
+  const versions: Array<PlannedVersion<F>> = [];
+  const changelogs: Array<PlannedChangelog<F>> = [];
+  let blocks = new Map<string, SyncedBlock<F>>();
   for (const [name, folder] of [...root.folders].sort(([a], [b]) => a.localeCompare(b))) {
     if (name.startsWith('.')) continue;
     if (name === 'changelogs') {
       for (const [logName, log] of folder.folders)
         changelogs.push(await readChangelog(archive, logName, log, state));
-    } else if (name === '_theme' || name === 'assets' || name === '_synced-blocks') {
-      warnings.push({ file: `${name}/`, message: LEFT_OUT[name] ?? '' });
+    } else if (name === '_theme') {
+      theme = { ...theme, ...(await readThemeFolder(archive, folder, warnings)) };
+    } else if (name === '_synced-blocks') {
+      blocks = await readSyncedBlocks(folder, (file) => readBlock(archive, file, state), warnings);
+    } else if (name === 'assets') {
+      warnings.push({ file: 'assets/', message: `${countFiles(folder)} file(s): ${ASSETS_NOTE}` });
     } else {
       versions.push(await readVersion(archive, name, folder, state, addresses));
     }
   }
+  const images = new Map(
+    archive.files.filter((f) => imageType(f.path) !== undefined).map((f) => [f.path, f]),
+  );
   if (versions.length === 0)
     throw new ArchiveError('it holds no version folder, so there is nothing to import.');
   return {
@@ -75,27 +100,39 @@ export async function readGitLayout(
     pages: state.pages,
     warnings,
     legacyParts: false,
-    markdoc: { addresses, changelogs, variables },
+    markdoc: { bodies: new GitBodies(archive, addresses, blocks, images), changelogs, variables, theme },
   };
 }
 
-const LEFT_OUT: Record<string, string> = {
-  _theme: "The theme belongs to the platform's reader site, which Quire does not serve: it was left out.",
-  assets: 'Images and files are not stored by Quire: links to them were kept as written.',
-  '_synced-blocks':
-    'Synced blocks have no store in Quire: pages keep a synced-block placeholder where they used one.',
-};
+async function readBlock<F extends LayoutFile>(
+  archive: LayoutSource<F>,
+  file: F,
+  state: ReadState,
+): Promise<string | null> {
+  try {
+    return parseMarkdocPage(await archive.readText(file)).body;
+  } catch (error) {
+    skipOrThrow(
+      state,
+      error instanceof ContentError ? new ArchiveFileError(file.path, error.message) : error,
+    );
+    return null;
+  }
+}
 
-async function readVersion(
-  archive: ImportArchive,
+const countFiles = <F extends LayoutFile>(folder: Folder<F>): number =>
+  [...folder.folders.values()].reduce((n, sub) => n + countFiles(sub), folder.files.size);
+
+async function readVersion<F extends LayoutFile>(
+  archive: LayoutSource<F>,
   folderName: string,
-  folder: Folder,
+  folder: Folder<F>,
   state: ReadState,
   addresses: Map<string, string>,
-): Promise<PlannedVersion> {
+): Promise<PlannedVersion<F>> {
   const settingsFile = SETTINGS_FILES.map((n) => folder.files.get(n)).find((f) => f !== undefined);
   const settings = settingsFile ? ((await readYaml(archive, settingsFile, state)) ?? {}) : {};
-  const version: PlannedVersion = {
+  const version: PlannedVersion<F> = {
     folder: folderName,
     name: titleOf(nonEmptyString(settings.name) ?? folderName, `${folder.path}/`, state),
     slug: SLUG_RE.test(folderName) ? folderName : undefined,
@@ -126,13 +163,13 @@ async function readVersion(
   return version;
 }
 
-async function readSection(
-  archive: ImportArchive,
+async function readSection<F extends LayoutFile>(
+  archive: LayoutSource<F>,
   name: string,
-  folder: Folder,
+  folder: Folder<F>,
   state: ReadState,
   addresses: Map<string, string>,
-): Promise<PlannedSection> {
+): Promise<PlannedSection<F>> {
   const settingsFile = SETTINGS_FILES.map((n) => folder.files.get(n)).find((f) => f !== undefined);
   const settings = settingsFile ? ((await readYaml(archive, settingsFile, state)) ?? {}) : {};
   reportUnkept(settingsFile, settings, SECTION_KEYS, state);
@@ -153,13 +190,13 @@ async function readSection(
 }
 
 /** `refs/<name>.yaml|json`, each with its `<name>.settings.yaml`; in the version's order. */
-async function readReferences(
-  archive: ImportArchive,
-  folder: Folder,
+async function readReferences<F extends LayoutFile>(
+  archive: LayoutSource<F>,
+  folder: Folder<F>,
   rank: (name: string) => number,
   state: ReadState,
-): Promise<PlannedReference[]> {
-  const found: Array<{ stem: string; reference: PlannedReference }> = [];
+): Promise<Array<PlannedReference<F>>> {
+  const found: Array<{ stem: string; reference: PlannedReference<F> }> = [];
   for (const [name, file] of folder.files) {
     if (/\.settings\.ya?ml$/i.test(name)) continue;
     if (!DEFINITION_FILE.test(name)) {
@@ -178,16 +215,16 @@ async function readReferences(
 }
 
 /** `changelogs/<name>/`: `_settings.yaml` and a Markdown file per post, written oldest first. */
-async function readChangelog(
-  archive: ImportArchive,
+async function readChangelog<F extends LayoutFile>(
+  archive: LayoutSource<F>,
   name: string,
-  folder: Folder,
+  folder: Folder<F>,
   state: ReadState,
-): Promise<PlannedChangelog> {
+): Promise<PlannedChangelog<F>> {
   const settingsFile = SETTINGS_FILES.map((n) => folder.files.get(n)).find((f) => f !== undefined);
   const settings = settingsFile ? ((await readYaml(archive, settingsFile, state)) ?? {}) : {};
   reportUnkept(settingsFile, settings, new Set(['title']), state);
-  const posts: Array<PlannedChangelog['posts'][number] & { date: string }> = [];
+  const posts: Array<PlannedChangelog<F>['posts'][number] & { date: string }> = [];
   for (const [fileName, file] of folder.files) {
     if (file === settingsFile) continue;
     if (!fileName.toLowerCase().endsWith('.md')) {
@@ -226,7 +263,7 @@ async function readChangelog(
 }
 
 function reportUnkept(
-  file: ArchiveFile | undefined,
+  file: LayoutFile | undefined,
   settings: Record<string, unknown>,
   kept: ReadonlySet<string>,
   state: ReadState,
@@ -239,9 +276,9 @@ function reportUnkept(
     });
 }
 
-async function readYaml(
-  archive: ImportArchive,
-  file: ArchiveFile,
+async function readYaml<F extends LayoutFile>(
+  archive: LayoutSource<F>,
+  file: F,
   state: ReadState,
 ): Promise<Record<string, unknown> | null> {
   try {

@@ -1,21 +1,20 @@
 import type { UseCaseContext } from '../../auth/actor.ts';
 import { ContentError } from '../../content/content-error.ts';
 import { parseMarkdocPage } from '../../content/markdoc-page.ts';
-import { markdocToDarkdown } from '../../content/markdoc-to-darkdown.ts';
 import { AppError } from '../../errors.ts';
 import type { ChangelogsService } from '../changelogs/changelogs.service.ts';
 import type { ProjectsService } from '../projects/projects.service.ts';
-import { ArchiveFileError, type ArchiveFile, type ImportArchive } from './import.archive.ts';
-import type { ImportWarning, MarkdocPlan } from './import.plan.ts';
+import { ArchiveFileError, type ImportArchive } from './import.archive.ts';
+import type { ImportWarning, LayoutFile, LayoutSource, MarkdocPlan } from './import.plan.ts';
 
 // What an import of the platform's Git format does besides Quire's own layout: Markdoc bodies become
 // Darkdown, and the project's variables and changelogs are written (0025-platform-git-format.md).
 
 /** A page or post file's body as Darkdown, with a warning for each kind of tag kept as text. */
-export async function readMarkdocBody(
-  archive: ImportArchive,
-  file: ArchiveFile,
-  plan: MarkdocPlan,
+export async function readMarkdocBody<F extends LayoutFile>(
+  archive: LayoutSource<F>,
+  file: F,
+  plan: MarkdocPlan<F>,
   warnings: ImportWarning[],
 ): Promise<string> {
   let body: string;
@@ -25,41 +24,10 @@ export async function readMarkdocBody(
     if (error instanceof ContentError) throw new ArchiveFileError(file.path, error.message);
     throw error;
   }
-  const converted = markdocToDarkdown(body, { resolveLink: linkResolver(file.path, plan.addresses) });
+  const converted = await plan.bodies.convert(file.path, body);
   for (const [message, count] of converted.unconverted)
     warnings.push({ file: file.path, message: `${message} (${count} ${count === 1 ? 'time' : 'times'}).` });
   return converted.body;
-}
-
-/**
- * A relative link to another page's file (`../setup.md#anchor`) as the Darkdown address of that page
- * (`/section/setup#anchor`); anything else (absolute, external, to no page of the archive) stays.
- */
-export function linkResolver(
-  from: string,
-  addresses: ReadonlyMap<string, string>,
-): (href: string) => string | undefined {
-  return (href) => {
-    if (href.startsWith('/') || href.startsWith('#') || /^[a-z][a-z0-9+.-]*:/i.test(href)) return undefined;
-    const hash = href.indexOf('#');
-    const path = hash < 0 ? href : href.slice(0, hash);
-    if (!path.toLowerCase().endsWith('.md')) return undefined;
-    const segments = from.split('/').slice(0, -1);
-    for (const part of safeDecode(path).split('/')) {
-      if (part === '..') segments.pop();
-      else if (part !== '.' && part !== '') segments.push(part);
-    }
-    const target = addresses.get(segments.join('/'));
-    return target === undefined ? undefined : `${target}${hash < 0 ? '' : href.slice(hash)}`;
-  };
-}
-
-function safeDecode(path: string): string {
-  try {
-    return decodeURIComponent(path);
-  } catch {
-    return path;
-  }
 }
 
 /**

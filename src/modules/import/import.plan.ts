@@ -1,3 +1,4 @@
+import type { SiteTheme } from '../projects/projects.service.ts';
 import type { ArchiveFile } from './import.archive.ts';
 
 /*
@@ -14,6 +15,8 @@ export interface ImportWarning {
 export interface LayoutFile {
   /** relative, `/`-separated */
   path: string;
+  /** its size in bytes, when known before it is read */
+  size?: number;
 }
 
 /**
@@ -23,6 +26,8 @@ export interface LayoutFile {
 export interface LayoutSource<F extends LayoutFile = ArchiveFile> {
   readonly files: readonly F[];
   readText(file: F): Promise<string>;
+  /** a file's bytes (the Git format's images and logo); without it, none is read */
+  read?(file: F): Promise<Buffer>;
   pageMeta?(file: F, text: string): Record<string, unknown>;
 }
 
@@ -70,20 +75,36 @@ export interface PlannedVersion<F extends LayoutFile = ArchiveFile> {
 }
 
 /** A changelog of the platform's Git format, and its posts in the order they were written. */
-export interface PlannedChangelog {
+export interface PlannedChangelog<F extends LayoutFile = ArchiveFile> {
   folder: string;
   title: string;
   slug: string | undefined;
-  posts: Array<{ file: ArchiveFile; title: string; slug: string | undefined; published: boolean }>;
+  posts: Array<{ file: F; title: string; slug: string | undefined; published: boolean }>;
+}
+
+/** A Markdoc body as Darkdown, from the path of the file it was written in. */
+export interface BodyConverter {
+  convert(from: string, body: string): Promise<{ body: string; unconverted: Map<string, number> }>;
 }
 
 /** What an archive in the platform's Git format adds to a plan: its pages are Markdoc. */
-export interface MarkdocPlan {
-  /** each page file's address as Darkdown links name it (`/section/page`), by its path */
-  addresses: ReadonlyMap<string, string>;
-  changelogs: PlannedChangelog[];
+export interface MarkdocPlan<F extends LayoutFile = ArchiveFile> {
+  /** converts its bodies: page links, synced blocks, images (import.git-bodies.ts) */
+  bodies: BodyConverter;
+  changelogs: Array<PlannedChangelog<F>>;
   /** `developerhub.yaml`'s variables, which `%name%` in pages reads */
   variables: Record<string, unknown> | undefined;
+  /** the reader customisation that maps to the site's settings */
+  theme: SiteTheme;
+}
+
+/** The Git format's plan, over files of an archive or of a folder. */
+export interface GitPlan<F extends LayoutFile = ArchiveFile> {
+  versions: Array<PlannedVersion<F>>;
+  markdoc: MarkdocPlan<F>;
+  legacyParts: false;
+  pages: number;
+  warnings: ImportWarning[];
 }
 
 export interface ImportPlan {

@@ -15,6 +15,7 @@ import type { VersionsService } from '../versions/versions.service.ts';
 import { ArchiveError, ImportArchive } from './import.archive.ts';
 import { parsePage } from './import.index.ts';
 import { readLayout } from './import.layout.ts';
+import { importTheme } from './import.git-theme.ts';
 import { importChangelogs, importVariables, readMarkdocBody } from './import.markdoc.ts';
 import type { ArchiveFile } from './import.archive.ts';
 import type { MarkdocPlan, PlannedPage, PlannedVersion } from './import.plan.ts';
@@ -93,6 +94,7 @@ export class ImportService {
         if (markdoc !== undefined) {
           if (markdoc.variables !== undefined)
             await importVariables(tx, this.projects, markdoc.variables, report.warnings);
+          await importTheme(tx, this.projects, markdoc.theme, report.warnings);
           report.posts = await importChangelogs(tx, this.changelogs, archive, markdoc, report.warnings, step);
         }
         // Last, in the same transaction: whoever follows changes learns the import is whole.

@@ -5,7 +5,7 @@ import { afterCommit } from '../../db/after-commit.ts';
 import type { Database, ProjectsTable } from '../../db/schema.ts';
 import type { Executor } from '../../db/executor.ts';
 import { inTransaction } from '../../db/transaction.ts';
-import { NotFoundError } from '../../errors.ts';
+import { InvalidFieldError, NotFoundError } from '../../errors.ts';
 import type { ChangeRecorder, ProjectChange } from '../changes/change-events.ts';
 import { toStoredDate } from '../../shared/dates.ts';
 import { assertNotBlank } from '../../shared/text.ts';
@@ -41,6 +41,8 @@ export interface ProjectInput {
   siteCss?: string | null;
   redirects?: string | null;
 }
+
+export type SiteTheme = Partial<Pick<ProjectInput, 'siteColor' | 'siteLogo' | 'siteCss'>>;
 
 /** The hosting and site settings given, checked and as stored; absent ones stay absent. */
 function siteColumns(input: Partial<ProjectInput>) {
@@ -152,6 +154,39 @@ export class ProjectsService {
       return Object.keys(variables).filter(
         (k) => k in current && JSON.stringify(current[k]) !== JSON.stringify(variables[k]),
       );
+    });
+  }
+
+  /**
+   * Sets the theme an import brings (the platform's `_theme/`): each value is checked on its own, so
+   * one refused leaves the others. Answers the fields whose earlier value changed, and the refusals.
+   */
+  async importTheme(
+    ctx: UseCaseContext,
+    theme: SiteTheme,
+  ): Promise<{ replaced: Array<keyof SiteTheme>; refused: string[] }> {
+    const accepted: SiteTheme = {};
+    const refused: string[] = [];
+    for (const field of ['siteColor', 'siteLogo', 'siteCss'] as const) {
+      const value = theme[field];
+      if (value === undefined) continue;
+      try {
+        siteColumns({ [field]: value });
+        accepted[field] = value;
+      } catch (error) {
+        if (!(error instanceof InvalidFieldError)) throw error;
+        refused.push(error.message);
+      }
+    }
+    if (Object.keys(accepted).length === 0) return { replaced: [], refused };
+    return inTransaction(this.db, ctx, async (tx) => {
+      const row = await repo.findById(tx.transaction, ctx.scope.project.id);
+      const before = row === undefined ? undefined : presentProject(row);
+      const after = await this.update(tx, accepted);
+      const replaced = (Object.keys(accepted) as Array<keyof SiteTheme>).filter(
+        (k) => before?.[k] != null && before[k] !== after[k],
+      );
+      return { replaced, refused };
     });
   }
 
