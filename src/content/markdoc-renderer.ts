@@ -8,6 +8,7 @@ import { darkdownParser, tokensInSourceOrder } from './parser.ts';
 import { isPlainText } from './plain-text.ts';
 import { childState, envOf, rootState, type DarkdownState } from './render-state.ts';
 import { SourceLines, type Replacement } from './source-lines.ts';
+import type { MarkdocLinks } from './types.ts';
 
 /*
  * Darkdown to the platform's Markdoc (docs/decisions/0032-markdoc-output.md), by splicing as the
@@ -17,13 +18,7 @@ import { SourceLines, type Replacement } from './source-lines.ts';
  * importer passes through as it is.
  */
 
-/** Where the page is and where the pages it may link to are, as the Git layout names their files. */
-export interface MarkdocLinks {
-  /** this page's file, relative to its version's folder (`guide/install/on-linux.md`) */
-  file: string;
-  /** each page's file by its address without the leading slash (`guide/on-linux` → its file) */
-  pages: ReadonlyMap<string, string>;
-}
+export type { MarkdocLinks };
 
 const PLUGIN_OPENER = '$plugin[';
 
