@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { renderMarkdoc } from '../src/content/index.ts';
+import { WORKER_RENDER_CHARS } from '../src/modules/pages/render-engine.ts';
 import { plugin } from './content/helpers.ts';
 import { adminContext } from './helpers/factories.ts';
 import {
@@ -63,6 +65,27 @@ describe('format=markdoc on reads', () => {
       'Soon.',
       'Hello {% badge text="New" type="info" /%}.',
     ]);
+  });
+
+  it('renders a page above the worker threshold in a thread, as in place', async () => {
+    const w = await createMarkdocProject(t.deps, t.app);
+    const content = Array.from({ length: 40 }, () => EVERY_PLUGIN).join('\n\n');
+    expect(content.length).toBeGreaterThan(WORKER_RENDER_CHARS);
+    const ctx = await adminContext(t.deps, { projectId: w.project.id });
+    await t.deps.pages.update(ctx, w.linux.id, { content });
+    const res = await client(t.app, w.key).get(`/page/${w.linux.id}?format=markdoc`);
+    expect(res.statusCode).toBe(200);
+    const pages = new Map([
+      ['guides/welcome', 'guides/welcome.md'],
+      ['guides/setup', 'guides/setup.md'],
+      ['guides/on-linux', 'guides/setup/on-linux.md'],
+      ['guides/debian', 'guides/setup/on-linux/debian.md'],
+      ['guides/secret', 'guides/secret.md'],
+      ['api/auth', 'api/auth.md'],
+    ]);
+    const expected = renderMarkdoc(content, { file: 'guides/setup/on-linux.md', pages });
+    expect(expected).toContain('[setup](../setup.md#steps)');
+    expect(res.json<PageAnswer>().contentDraft).toBe(expected);
   });
 
   it('still refuses a format it does not know', async () => {
