@@ -21,6 +21,7 @@ import type { MarkdocLinks } from './types.ts';
 export type { MarkdocLinks };
 
 const PLUGIN_OPENER = '$plugin[';
+const INLINE_OPENER = '$inline[';
 
 export function renderMarkdoc(source: string, links?: MarkdocLinks): string {
   return new MarkdocWriter(links).render(source, rootState(undefined, new Map()));
@@ -89,7 +90,7 @@ class MarkdocWriter {
     for (const token of children) {
       if (token.type === INLINE_TOKEN) {
         const meta = token.meta as InlineMeta;
-        found.push({ raw: meta.raw, text: inlineTag(meta.item), at: meta.at });
+        found.push({ raw: meta.raw, text: tokenTag(meta), at: meta.at });
       } else if (isAutoLinkOpen(token)) {
         const meta = token.meta as AutoLinkMeta;
         const target = this.link(meta.autoLink.href);
@@ -118,6 +119,32 @@ class MarkdocWriter {
     const target = `${relativePath(this.links.file, file)}${hash < 0 ? '' : href.slice(hash)}`;
     this.written.set(target, href);
     return target;
+  }
+}
+
+/**
+ * An inline token's tag, with its text as written (`$inline[badge,New ,success]` keeps its space), so
+ * that the importer writes the same token; a token in another form (`$inline[badge,New]`, a name in
+ * capitals) gets the tag of what it means, and comes back in the importer's form.
+ */
+function tokenTag({ raw, item }: InlineMeta): string {
+  const body = raw.slice(INLINE_OPENER.length, -1);
+  const comma = body.indexOf(',');
+  const args = body.slice(comma + 1);
+  if (comma < 0 || body.slice(0, comma) !== item.kind) return inlineTag(item);
+  switch (item.kind) {
+    case 'badge': {
+      const last = args.lastIndexOf(',');
+      return last >= 0 && args.slice(last + 1) === item.type
+        ? inlineTag({ ...item, text: args.slice(0, last) })
+        : inlineTag(item);
+    }
+    case 'icon':
+      return inlineTag({ ...item, classes: args });
+    case 'key':
+      return inlineTag({ ...item, key: args });
+    case 'glossary':
+      return inlineTag({ ...item, term: args });
   }
 }
 

@@ -133,6 +133,11 @@ const CASES: Array<[string, string, string]> = [
     'A {% badge text="New" type="success" /%} {% icon classes="fas fa-cog" /%} {% key key="Ctrl" /%} {% glossary term="CDN" /%} but `$inline[key,x]`.',
   ],
   [
+    'inline tokens as written: spaces and commas in their text',
+    'A $inline[badge,New ,success] $inline[badge,a, b,warning] $inline[key, Ctrl ] $inline[icon,fa-solid fa-x].',
+    'A {% badge text="New " type="success" /%} {% badge text="a, b" type="warning" /%} {% key key=" Ctrl " /%} {% icon classes="fa-solid fa-x" /%}.',
+  ],
+  [
     'page links, auto links and others',
     'See [setup](/guide/setup#steps), [auto$](/guide/on-linux), [auth](/api/auth "Auth"), [none](/guide/gone) and [out](https://x.test/a.md).',
     'See [setup](setup.md#steps), [auto$](setup/on-linux.md), [auth](../api/auth.md "Auth"), [none](/guide/gone) and [out](https://x.test/a.md).',
@@ -186,6 +191,12 @@ describe('renderMarkdoc', () => {
       expect(written).toBe('{% callout type="warning" title="Über /x" %}\nText\n{% /callout %}');
       expect(imported(written).body).toBe(plugin('callout', data));
     }
+  });
+
+  it('writes tokens in another form as what they mean, which comes back in the importer’s form', () => {
+    const written = md('$inline[badge,Plain] $inline[Key,K]');
+    expect(written).toBe('{% badge text="Plain" type="info" /%} {% key key="K" /%}');
+    expect(imported(written).body).toBe('$inline[badge,Plain,info] $inline[key,K]');
   });
 
   it('escapes `{%` in text, which the importer keeps escaped (it reads the same)', () => {
