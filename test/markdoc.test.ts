@@ -123,8 +123,8 @@ describe('GET /export?format=markdoc', () => {
         'v2/guides/_nav.yaml',
         'v2/guides/next-intro.md',
         'changelogs/news/_settings.yaml',
-        'changelogs/news/first.md',
-        'changelogs/news/second.md',
+        'changelogs/news/older.md',
+        'changelogs/news/newer.md',
       ].sort(),
     );
     expect(files['developerhub.yaml']).toBe(
@@ -155,7 +155,10 @@ describe('GET /export?format=markdoc', () => {
       '---\ntitle: Set: it "up"\nlisted: true\n---\n\n## Steps\n\nRun it.\n',
     );
     expect(files['v1/guides/secret.md']).toBe('---\ntitle: Secret\nlisted: false\n---\n\nHush.\n');
-    expect(files['changelogs/news/second.md']).toMatch(
+    // Posts written in the same millisecond get dates apart, in the order they were written.
+    const dateOf = (name: string) => /^date: (\S+)$/m.exec(files[name] ?? '')?.[1] ?? '';
+    expect(dateOf('changelogs/news/older.md') < dateOf('changelogs/news/newer.md')).toBe(true);
+    expect(files['changelogs/news/newer.md']).toMatch(
       /^---\ntitle: Second\ndate: \S+\npublished: false\n---\n\nSoon\.\n$/,
     );
   });
@@ -200,8 +203,8 @@ describe('GET /export?format=markdoc', () => {
       posts: Array<{ title: string; slug: string; published: boolean; content: string }>;
     }>().posts;
     expect(posts.map((p) => [p.title, p.slug, p.published, p.content])).toEqual([
-      ['Second', 'second', false, 'Soon.'],
-      ['First', 'first', true, 'Hello $inline[badge,New,info].'],
+      ['Second', 'newer', false, 'Soon.'],
+      ['First', 'older', true, 'Hello $inline[badge,New,info].'],
     ]);
   });
 

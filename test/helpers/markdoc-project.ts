@@ -107,8 +107,8 @@ export async function createMarkdocProject(deps: Deps, app: FastifyInstance) {
   const changelog = await deps.changelogs.create(ctx, { title: 'News' });
   const api2 = client(app, key);
   for (const post of [
-    { title: 'First', slug: 'first', published: true, content: 'Hello $inline[badge,New,info].' },
-    { title: 'Second', slug: 'second', published: false, content: 'Soon.' },
+    { title: 'First', slug: 'older', published: true, content: 'Hello $inline[badge,New,info].' },
+    { title: 'Second', slug: 'newer', published: false, content: 'Soon.' },
   ])
     await api2.post(`/changelog/${changelog.id}/post`, post);
   return { project, key, v1, v2, welcome, setup, linux, secret, changelog, reference: reference.json() };

@@ -3,6 +3,7 @@ import { stringify as toYaml } from 'yaml';
 import { renderMarkdoc, type MarkdocLinks } from '../../content/index.ts';
 import { writeFrontMatter } from '../../content/front-matter.ts';
 import { bool, type Executor } from '../../db/executor.ts';
+import { toStoredDate } from '../../shared/dates.ts';
 import { markdocLinks, pageFilePaths } from '../pages/markdoc-links.ts';
 import { exportRepository as repo, type ExportPage, type ExportVersion } from './export.repository.ts';
 import { gitLayoutRepository as gitRepo } from './export.git-layout.repository.ts';
@@ -44,9 +45,14 @@ export async function writeGitLayout(
   for (const changelog of await gitRepo.changelogs(db, project.id)) {
     const dir = `changelogs/${changelog.slug}`;
     await add(`${dir}/_settings.yaml`, yamlFile({ title: changelog.title }));
+    let previous = Number.NEGATIVE_INFINITY;
     for (const post of await gitRepo.posts(db, changelog.id)) {
       signal.throwIfAborted();
-      const meta = { title: post.title, date: post.created, published: bool(post.published) };
+      // The import orders posts by date, then by file name: posts written in the same millisecond
+      // (an import's) get dates a millisecond apart, in the order they were written.
+      previous = Math.max(Date.parse(post.created), previous + 1);
+      const date = toStoredDate(previous);
+      const meta = { title: post.title, date, published: bool(post.published) };
       await add(`${dir}/${post.slug}.md`, markdocFile(meta, renderMarkdoc(post.content)));
     }
   }
