@@ -3,8 +3,9 @@ import { stringify as toYaml } from 'yaml';
 import { renderMarkdoc, type MarkdocLinks } from '../../content/index.ts';
 import { writeFrontMatter } from '../../content/front-matter.ts';
 import { bool, type Executor } from '../../db/executor.ts';
+import { parseVariables } from '../../shared/serialised.ts';
 import { toStoredDate } from '../../shared/dates.ts';
-import { markdocLinks, pageFilePaths } from '../pages/markdoc-links.ts';
+import { pageAddresses, pageFilePaths } from '../pages/markdoc-links.ts';
 import { exportRepository as repo, type ExportPage, type ExportVersion } from './export.repository.ts';
 import { gitLayoutRepository as gitRepo } from './export.git-layout.repository.ts';
 
@@ -34,9 +35,8 @@ export async function writeGitLayout(
   add: AddFile,
   signal: AbortSignal,
 ): Promise<void> {
-  const variables = JSON.parse(await repo.variables(db, project.id)) as unknown;
-  const hasVariables =
-    typeof variables === 'object' && variables !== null && Object.keys(variables).length > 0;
+  const variables = parseVariables(await repo.variables(db, project.id));
+  const hasVariables = Object.keys(variables).length > 0;
   await add('developerhub.yaml', yamlFile({ title: project.name, ...(hasVariables ? { variables } : {}) }));
   for (const version of versions) {
     const folder = NOT_VERSIONS.has(version.slug) ? `${version.slug}-version` : version.slug;
@@ -88,6 +88,8 @@ async function writeVersion(
     documentation_slug: sectionSlug.get(p.documentation_id) ?? '',
   }));
   const paths = pageFilePaths(rows);
+  // One map of addresses for the version: each page's links are relative to its own file.
+  const addresses = pageAddresses(rows, paths);
   for (const section of sections) {
     const dir = `${folder}/${section.slug}`;
     await add(
@@ -112,7 +114,7 @@ async function writeVersion(
       for (const page of batch) {
         const stored = contents.get(page.id);
         const body = stored?.content_published ?? stored?.content_draft ?? '';
-        const links: MarkdocLinks = markdocLinks(rows, page.id, paths);
+        const links: MarkdocLinks = { file: paths.get(page.id) ?? '', pages: addresses };
         const meta = { title: page.title, listed: bool(page.listed) };
         await add(
           `${folder}/${paths.get(page.id) ?? `${section.slug}/${page.slug}.md`}`,

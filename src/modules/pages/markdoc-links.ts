@@ -25,16 +25,21 @@ export function pageFilePaths(rows: readonly PageFileRow[]): Map<number, string>
   return paths;
 }
 
-/** The links of one page's Markdoc: its own file, and every page's by its address. */
-export function markdocLinks(
+/** Every page's file by its address without the leading slash (`guide/on-linux`). */
+export function pageAddresses(
   rows: readonly PageFileRow[],
-  pageId: number,
-  paths = pageFilePaths(rows),
-): MarkdocLinks {
+  paths: ReadonlyMap<number, string>,
+): Map<string, string> {
   const pages = new Map<string, string>();
   for (const row of rows) {
     const path = paths.get(row.id);
     if (path !== undefined) pages.set(`${row.documentation_slug}/${row.slug}`, path);
   }
-  return { file: paths.get(pageId) ?? 'page.md', pages };
+  return pages;
+}
+
+/** The links of one page's Markdoc: its own file, and every page's by its address. */
+export function markdocLinks(rows: readonly PageFileRow[], pageId: number): MarkdocLinks {
+  const paths = pageFilePaths(rows);
+  return { file: paths.get(pageId) ?? 'page.md', pages: pageAddresses(rows, paths) };
 }
