@@ -187,7 +187,9 @@ describe('the OpenAPI document', () => {
     });
     expect(params.page_slug).toMatchObject({ in: 'query', required: true, schema: { type: 'string' } });
     expect(params.documentation_id).toMatchObject({ required: false, schema: { type: 'integer' } });
-    expect(params.format?.schema).toMatchObject({ enum: ['darkdown', 'markdown', 'html', 'text'] });
+    expect(params.format?.schema).toMatchObject({
+      enum: ['darkdown', 'markdown', 'html', 'text', 'markdoc'],
+    });
   });
 
   it('describes the uploads as multipart with a binary file, and their raw alternatives', async () => {

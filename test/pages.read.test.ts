@@ -144,7 +144,7 @@ describe('GET /page/{id}', () => {
     const res = await w.api.get(`/page/${w.id}?format=pdf`);
     expect(res.statusCode).toBe(400);
     expect(expectErrorShape(res).details).toEqual([
-      { field: 'query.format', message: 'must be one of darkdown, markdown, html, text' },
+      { field: 'query.format', message: 'must be one of darkdown, markdown, html, text, markdoc' },
     ]);
     expect((await w.api.get('/page/abc')).statusCode).toBe(400);
     expect((await w.api.get('/page/0')).statusCode).toBe(400);

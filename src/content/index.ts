@@ -1,4 +1,5 @@
 import { renderHtml } from './html-renderer.ts';
+import { renderMarkdoc } from './markdoc-renderer.ts';
 import { renderMarkdown } from './markdown-renderer.ts';
 import { renderText } from './text-renderer.ts';
 import type { ContentFormat, RenderContext } from './types.ts';
@@ -14,8 +15,8 @@ export {
   type PageFileOptions,
 } from './page-file.ts';
 export { extractSections, type ContentSection } from './sections.ts';
-export type { ContentFormat, RenderContext } from './types.ts';
-export { renderHtml, renderMarkdown, renderText };
+export type { ContentFormat, MarkdocLinks, RenderContext } from './types.ts';
+export { renderHtml, renderMarkdoc, renderMarkdown, renderText };
 
 /** Content in the format a caller asked for; `darkdown` is the stored source, byte for byte. */
 export function renderContent(
@@ -33,5 +34,7 @@ export function renderContent(
       return renderMarkdown(source, ctx);
     case 'text':
       return renderText(source, ctx);
+    case 'markdoc':
+      return renderMarkdoc(source, ctx?.markdoc);
   }
 }

@@ -2811,7 +2811,7 @@ export interface operations {
   readPage: {
     parameters: {
       query?: {
-        format?: 'darkdown' | 'markdown' | 'html' | 'text';
+        format?: 'darkdown' | 'markdown' | 'html' | 'text' | 'markdoc';
       };
       header?: never;
       path: {
@@ -3489,7 +3489,7 @@ export interface operations {
         documentation_id?: number;
         documentation_slug?: string;
         page_slug: string;
-        format?: 'darkdown' | 'markdown' | 'html' | 'text';
+        format?: 'darkdown' | 'markdown' | 'html' | 'text' | 'markdoc';
       };
       header?: never;
       path?: never;
@@ -3686,7 +3686,7 @@ export interface operations {
   readPageRevision: {
     parameters: {
       query?: {
-        format?: 'darkdown' | 'markdown' | 'html' | 'text';
+        format?: 'darkdown' | 'markdown' | 'html' | 'text' | 'markdoc';
       };
       header?: never;
       path: {
@@ -4661,7 +4661,7 @@ export interface operations {
   exportProject: {
     parameters: {
       query?: {
-        format?: 'darkdown' | 'markdown';
+        format?: 'darkdown' | 'markdown' | 'markdoc';
         version_slug?: string;
       };
       header?: never;
@@ -4894,7 +4894,7 @@ export interface operations {
       query?: {
         count?: number;
         cursor?: string;
-        format?: 'darkdown' | 'markdown' | 'html' | 'text';
+        format?: 'darkdown' | 'markdown' | 'html' | 'text' | 'markdoc';
       };
       header?: never;
       path: {

@@ -19,7 +19,9 @@ export const exportRoutes: FastifyPluginAsyncTypebox<{ exports: ExportService }>
           '<Version name>/<Documentation title>/<n> <Page title>.md in index order (categories as ' +
           '`type: category` entries, children in a folder named after their page), settings.json per ' +
           'section, <Version name>/refs/<slug>.<yaml|json> as uploaded, and manifest.json. Made from ' +
-          'one snapshot of the database while it is sent.',
+          "one snapshot of the database while it is sent. With format=markdoc, the platform's Git " +
+          'layout instead: developerhub.yaml, <version slug>/_settings.yaml, <section slug>/ with ' +
+          '_settings.yaml, _nav.yaml and Markdoc pages, refs/, changelogs/ (no manifest).',
         tags: ['export'],
         querystring: ExportQuery,
         response: { 200: ExportResponse, ...errorResponses(404) },

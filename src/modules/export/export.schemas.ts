@@ -2,9 +2,10 @@ import { Type, type Static } from '@sinclair/typebox';
 
 export const ExportQuery = Type.Object({
   format: Type.Optional(
-    Type.Union([Type.Literal('darkdown'), Type.Literal('markdown')], {
+    Type.Union([Type.Literal('darkdown'), Type.Literal('markdown'), Type.Literal('markdoc')], {
       default: 'darkdown',
-      description: 'Page bodies as stored (darkdown) or converted to Markdown',
+      description:
+        "Page bodies as stored (darkdown) or converted to Markdown, in Quire's layout; or (markdoc) the platform's Git layout with Markdoc pages",
     }),
   ),
   version_slug: Type.Optional(

@@ -20,12 +20,16 @@ import { SiblingNames, safeSegment } from './archive-names.ts';
 import { exportRepository as repo, type ExportVersion } from './export.repository.ts';
 import type { ExportManifest, ManifestVersion } from './export.manifest.ts';
 import { sectionIndex, SETTINGS, type IndexFile } from './export.index.ts';
+import { writeGitLayout } from './export.git-layout.ts';
 
 export interface ExportInput {
-  format: 'darkdown' | 'markdown';
+  format: 'darkdown' | 'markdown' | 'markdoc';
   /** one version by slug (`latest`: the default version); otherwise every version within the key's reach */
   versionSlug?: string | undefined;
 }
+
+/** The formats of Quire's own layout; `markdoc` writes the platform's (export.git-layout.ts). */
+type ExportFormat = 'darkdown' | 'markdown';
 
 export interface OpenExport {
   /** the archive's bytes, as they are made */
@@ -82,12 +86,20 @@ export class ExportService {
     const done = this.database.snapshot(async (db) => {
       const versions = await this.chosenVersions(db, ctx, input.versionSlug);
       started();
+      if (input.format === 'markdoc') {
+        // The platform's Git layout: its own files, no manifest (the importer reads none).
+        await writeGitLayout(db, ctx.scope.project, versions, add, signal);
+        signal.throwIfAborted();
+        await zip.finish();
+        return;
+      }
+      const format = input.format;
       const manifest: ExportManifest = {
         kind: 'quire-export',
         formatVersion: 2,
         exported: toStoredDate(mtime.getTime()),
         project: { id: ctx.scope.project.id, name: ctx.scope.project.name },
-        contentFormat: input.format,
+        contentFormat: format,
         versions: [],
         counts: { versions: 0, documentation: 0, categories: 0, pages: 0, references: 0 },
         warnings: [],
@@ -105,7 +117,7 @@ export class ExportService {
       for (const version of versions) {
         const folder = folders.claim(safeSegment(version.name, 'version'));
         manifest.versions.push(
-          await this.writeVersion(db, out, manifest, version, folder, input.format, variables),
+          await this.writeVersion(db, out, manifest, version, folder, format, variables),
         );
       }
       await add(MANIFEST, Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`, 'utf8'));
@@ -136,7 +148,7 @@ export class ExportService {
     manifest: ExportManifest,
     version: ExportVersion,
     folder: string,
-    format: ExportInput['format'],
+    format: ExportFormat,
     variables: Readonly<Record<string, unknown>>,
   ): Promise<ManifestVersion> {
     const sections = await repo.sections(db, version.id);
@@ -226,7 +238,7 @@ export class ExportService {
     out: Output,
     manifest: ExportManifest,
     files: readonly IndexFile[],
-    format: ExportInput['format'],
+    format: ExportFormat,
     ctx: RenderContext,
   ): Promise<void> {
     for (let start = 0; start < files.length; start += CONTENTS_BATCH) {

@@ -4,6 +4,7 @@ import type { Executor } from '../../db/executor.ts';
 import { PreparedRead } from '../../db/prepared.ts';
 import type { Database } from '../../db/schema.ts';
 import { livePages, liveSections } from '../../db/visibility.ts';
+import { versionPageFiles, type PageFileRow } from './markdoc-links.repository.ts';
 
 /**
  * A page with what presenting and rendering it needs: the slugs of its path and its project's
@@ -172,7 +173,10 @@ export class PageQueries {
     NewPageSection
   >;
 
+  private readonly reader: Kysely<Database>;
+
   constructor(handle: DatabaseHandle) {
+    this.reader = handle.reader;
     const postgres = handle.dialect === 'postgres';
     this.lockedById = new PreparedRead(handle, 2, (db, projectId, id) => {
       const query = views(db, projectId).where('p.id', '=', id);
@@ -199,6 +203,11 @@ export class PageQueries {
     this.titles = new PreparedRead(handle, LINK_SLOTS * 2 + 1, (db, versionId, ...slots) =>
       linkTitles(db, sqlite, versionId as number, slots as Array<string | null>),
     );
+  }
+
+  /** Where every live page of a version lies in the Git layout (Markdoc output's links). */
+  pageFiles(trx: Executor | undefined, versionId: number): Promise<PageFileRow[]> {
+    return versionPageFiles(trx ?? this.reader, versionId);
   }
 
   /** A live page of the project by id; `trx` when inside a transaction. */

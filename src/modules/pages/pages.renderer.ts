@@ -8,6 +8,7 @@ import { LruCache } from '../../shared/lru-cache.ts';
 import type { RenderedStore } from './rendered-store.ts';
 import { engineFingerprint } from './engine-fingerprint.ts';
 import { LinkTitles } from './link-titles.ts';
+import { markdocLinks } from './markdoc-links.ts';
 import { isLarge, type RenderEngine } from './render-engine.ts';
 
 export interface RenderCacheOptions {
@@ -79,7 +80,7 @@ export class PageRenderer {
   private readonly titles: LinkTitles;
 
   constructor(
-    queries: PageQueries,
+    private readonly queries: PageQueries,
     private readonly engine: RenderEngine,
     options: RenderCacheOptions = {},
   ) {
@@ -132,6 +133,7 @@ export class PageRenderer {
       return { draft: draftOut, published: publishedOut };
     }
     if (draft === null && published === null) return { draft, published };
+    if (format === 'markdoc') return this.markdoc(view, draft, published, trx);
 
     const [draftFacts, publishedFacts] = await Promise.all([this.inspect(draft), this.inspect(published)]);
     const targets = [...(draftFacts?.linkTargets ?? []), ...(publishedFacts?.linkTargets ?? [])];
@@ -157,6 +159,31 @@ export class PageRenderer {
    */
   async prepare(view: PageView<Source>, format: Exclude<PageFormat, 'darkdown'>): Promise<void> {
     await this.contents(view, format, { ahead: true });
+  }
+
+  /**
+   * Markdoc links to pages by their files' places in the version, so its output depends on the
+   * version's whole tree: it is rendered on each read, not kept (the answer cache keeps it under the
+   * project's change stamp, which every move of a page changes).
+   */
+  private async markdoc(
+    view: PageView<Source>,
+    draft: Source | null,
+    published: Source | null,
+    trx: Executor | undefined,
+  ): Promise<RenderedContents> {
+    const ctx: RenderContext = {
+      markdoc: markdocLinks(await this.queries.pageFiles(trx, view.version_id), view.id),
+    };
+    const one = async (source: Source | null): Promise<Rendered | null> => {
+      if (source === null) return null;
+      this.renders++;
+      return isLarge(source)
+        ? this.engine.inThread(source, 'markdoc', ctx, 'page')
+        : asJson(this.engine.here(utf8Text(source), 'markdoc', ctx));
+    };
+    const [draftOut, publishedOut] = await Promise.all([one(draft), one(published)]);
+    return { draft: draftOut, published: publishedOut };
   }
 
   private async asIs(source: Source | null): Promise<Rendered | null> {

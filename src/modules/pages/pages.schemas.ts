@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { documentedAs } from '../../http/schemas.ts';
 import { SLUG_PATTERN } from '../../shared/slug.ts';
 
-export const CONTENT_FORMATS = ['darkdown', 'markdown', 'html', 'text'] as const;
+export const CONTENT_FORMATS = ['darkdown', 'markdown', 'html', 'text', 'markdoc'] as const;
 export type PageFormat = (typeof CONTENT_FORMATS)[number];
 
 const NullableString = (description: string) => Type.Union([Type.String(), Type.Null()], { description });
