@@ -109,12 +109,12 @@ describe('the Git format: synced blocks', () => {
       },
       {
         file: 'v1/guide/a.md',
-        message: "The synced block 'nowhere' is not in _synced-blocks/: it was left out (1 time).",
+        message: "The synced block 'nowhere' is not in _synced-blocks/: its placeholder was kept (1 time).",
       },
     ]);
     const page = (await pagesByPath(t.app, target.key)).get('v1/guide/a');
     expect(page?.contentPublished).toBe(
-      `$plugin[${JSON.stringify({ type: 'tabs', data: { tabs: [{ title: 'One', content: 'A *tip*.' }] } })}]$\n\nLoop  end.\n\nInline  too.`,
+      `$plugin[${JSON.stringify({ type: 'tabs', data: { tabs: [{ title: 'One', content: 'A *tip*.' }] } })}]$\n\nLoop  end.\n\nInline $plugin[${JSON.stringify({ type: 'synced-block', data: { syncedBlockId: 'nowhere' } })}]$ too.`,
     );
   });
 });

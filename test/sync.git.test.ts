@@ -124,7 +124,7 @@ describe('quire sync of the Git format', () => {
         },
         {
           file: 'v1/guides/install/linux/arm.md',
-          message: "The synced block 'gone' is not in _synced-blocks/: it was left out (1 time).",
+          message: "The synced block 'gone' is not in _synced-blocks/: its placeholder was kept (1 time).",
         },
       ]),
     );

@@ -284,8 +284,10 @@ class Converter {
     if (resolve === undefined) return pluginText('synced-block', { syncedBlockId: id });
     const block = resolve(id);
     if (block === undefined) {
-      this.count(`The synced block '${id}' is not in _synced-blocks/: it was left out`);
-      return '';
+      // Kept as Darkdown's placeholder, which names the block: nothing of the page is lost, and an
+      // export of a block Quire never held (format=markdoc) imports back as it was.
+      this.count(`The synced block '${id}' is not in _synced-blocks/: its placeholder was kept`);
+      return pluginText('synced-block', { syncedBlockId: id });
     }
     for (const [message, n] of block.unconverted)
       this.unconverted.set(message, (this.unconverted.get(message) ?? 0) + n);

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { renderHtml } from '../../src/content/index.ts';
 import { markdocToDarkdown } from '../../src/content/markdoc-to-darkdown.ts';
 import { renderMarkdoc, type MarkdocLinks } from '../../src/content/markdoc-renderer.ts';
-import { linkResolver } from '../../src/modules/import/import.markdoc.ts';
+import { pageLinkResolver } from '../../src/modules/import/import.git-bodies.ts';
 import { EVERY_CONSTRUCT } from '../helpers/rich-project.ts';
 import { page, phpPlugin, plugin } from './helpers.ts';
 
@@ -24,7 +24,7 @@ const ADDRESSES = new Map([...LINKS.pages].map(([address, file]) => [`v1/${file}
 
 /** What `POST /import` of the Git format makes of a page file's body. */
 function imported(markdoc: string): { body: string; unconverted: Map<string, number> } {
-  return markdocToDarkdown(markdoc, { resolveLink: linkResolver(`v1/${LINKS.file}`, ADDRESSES) });
+  return markdocToDarkdown(markdoc, { resolveLink: pageLinkResolver(`v1/${LINKS.file}`, ADDRESSES) });
 }
 
 const md = (source: string) => renderMarkdoc(source, LINKS);

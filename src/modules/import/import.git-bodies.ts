@@ -48,6 +48,24 @@ export function archivePath(from: string, href: string): string | undefined {
   return segments.join('/');
 }
 
+/**
+ * A relative link to another page's file written in the file at `from` (`../setup.md#anchor`) as
+ * the Darkdown address of that page (`/section/setup#anchor`); undefined for anything else
+ * (absolute, external, to no page of the archive), which stays as written.
+ */
+export function pageLinkResolver(
+  from: string,
+  addresses: ReadonlyMap<string, string>,
+): (href: string) => string | undefined {
+  return (href) => {
+    const hash = href.indexOf('#');
+    const path = archivePath(from, href);
+    if (path === undefined || !path.toLowerCase().endsWith('.md')) return undefined;
+    const target = addresses.get(path);
+    return target === undefined ? undefined : `${target}${hash < 0 ? '' : href.slice(hash)}`;
+  };
+}
+
 function safeDecode(path: string): string {
   try {
     return decodeURIComponent(path);
@@ -109,13 +127,7 @@ export class GitBodies<F extends LayoutFile> {
     const notes = new Map<string, number>();
     const note = (message: string) => notes.set(message, (notes.get(message) ?? 0) + 1);
     const conversion = markdocToDarkdown(body, {
-      resolveLink: (href) => {
-        const hash = href.indexOf('#');
-        const path = archivePath(from, href);
-        if (path === undefined || !path.toLowerCase().endsWith('.md')) return undefined;
-        const target = this.addresses.get(path);
-        return target === undefined ? undefined : `${target}${hash < 0 ? '' : href.slice(hash)}`;
-      },
+      resolveLink: pageLinkResolver(from, this.addresses),
       resolveImage: (src) => {
         const path = archivePath(from, src);
         if (path === undefined || !this.imageFiles.has(path)) return undefined;

@@ -68,7 +68,10 @@ export async function readGitLayout<F extends LayoutFile>(
     if (unkept.length > 0)
       warnings.push({
         file: file.path,
-        message: `The project's ${unkept.join(', ')} belong to the platform's reader site and have no place in Quire's: left out.`,
+        message:
+          unkept.length === 1
+            ? `The project's ${unkept.join('')} belongs to the platform's reader site and has no place in Quire's: left out.`
+            : `The project's ${unkept.join(', ')} belong to the platform's reader site and have no place in Quire's: left out.`,
       });
   }
   const addresses = new Map<string, string>();
