@@ -11,6 +11,7 @@ import { ReadersService } from './modules/readers/readers.service.ts';
 import { AllService } from './modules/all/all.service.ts';
 import { auditSubscriber } from './modules/audit/audit.subscriber.ts';
 import { AuditService } from './modules/audit/audit.service.ts';
+import { FeedbackService } from './modules/feedback/feedback.service.ts';
 import { ChangelogsService } from './modules/changelogs/changelogs.service.ts';
 import { BrokenLinksService } from './modules/links/links.service.ts';
 import { linkScansSubscriber } from './modules/links/link-scans.events.ts';
@@ -84,6 +85,8 @@ export interface Deps {
   /** heavy work off the event loop: OpenAPI files, large renders */
   workers: WorkerPool;
   webhooks: WebhooksService;
+  /** readers' feedback on pages: stored from the site, read over the API and in version reports */
+  feedback: FeedbackService;
   /** sends the webhook outbox; the server starts it, the CLI never does, tests call runOnce() */
   webhookDispatcher: WebhookDispatcher;
   /** what GET /metrics reports, counted as the app works; null with METRICS=false (nothing counted) */
@@ -259,6 +262,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     searchIndex,
     workers,
     webhooks,
+    feedback: new FeedbackService(db, reader, clock),
     webhookDispatcher,
     metrics,
     checkpointer,
