@@ -234,6 +234,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
   });
   const projects = new ProjectsService(db, clock, changes, () => keys.forget());
   const changelogs = new ChangelogsService(database, clock, changes, renders.posts);
+  const feedback = new FeedbackService(db, reader, clock);
   return {
     config,
     clock,
@@ -256,13 +257,23 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     readers: new ReadersService(reader, (projectId) => stamps.current(projectId)),
     redirects: new RedirectsService(reader),
     search,
-    exports: new ExportService(database, versions, clock),
+    exports: new ExportService(database, versions, clock, feedback),
     idempotency,
-    imports: new ImportService(db, changes, versions, documentation, pages, references, projects, changelogs),
+    imports: new ImportService(
+      db,
+      changes,
+      versions,
+      documentation,
+      pages,
+      references,
+      projects,
+      changelogs,
+      feedback,
+    ),
     searchIndex,
     workers,
     webhooks,
-    feedback: new FeedbackService(db, reader, clock),
+    feedback,
     webhookDispatcher,
     metrics,
     checkpointer,
