@@ -185,13 +185,12 @@
       fetch(form.action, {
         method: 'POST',
         body: body,
-        redirect: 'manual',
         credentials: 'same-origin',
       })
         .then(function (response) {
           sending = false;
-          // The 303 back to the page: the feedback is stored.
-          if (response.type === 'opaqueredirect' || (response.status >= 300 && response.status < 400)) {
+          // The 303 back to the page, followed (the browser revalidates the page it holds): stored.
+          if (response.redirected && response.ok) {
             status.textContent = '';
             section.classList.add('sent');
             var thanks = section.querySelector('.feedback-thanks');
