@@ -63,7 +63,7 @@ export class SiteFeedback {
       const answer = this.refusal(
         site,
         429,
-        `Too much feedback from this address. Try again in ${Math.ceil(wait / 60)} minutes.`,
+        `Too much feedback from this address. Try again in ${inWords(wait)}.`,
         null,
       );
       return { ...answer, headers: { 'retry-after': String(wait) } };
@@ -153,6 +153,10 @@ export function fromAnotherSite(request: FastifyRequest, site: SiteContext): boo
   const own = [request.host.toLowerCase(), hostOf(site.canonicalRoot)];
   return !own.includes(host);
 }
+
+/** A wait in seconds as a reader reads it: seconds under two minutes, else minutes. */
+const inWords = (seconds: number): string =>
+  seconds < 120 ? `${seconds} seconds` : `${Math.ceil(seconds / 60)} minutes`;
 
 const hostOf = (url: string): string | null => {
   try {
