@@ -17,10 +17,12 @@ import { registerOpenApi } from './http/openapi.ts';
 import { registerDocs } from './http/docs.ts';
 import { buildSite } from './site/site.ts';
 import { answerMalformedOnSite, registerSite } from './site/site.routes.ts';
+import { registerSiteForms } from './site/site.forms.ts';
 import type { SiteHandler } from './site/site.handler.ts';
 import { BatchedLogStream, lazyChildLogger, RequestSummaryLog } from './http/request-log.ts';
 import { allRoutes } from './modules/all/all.routes.ts';
 import { auditRoutes } from './modules/audit/audit.routes.ts';
+import { feedbackRoutes } from './modules/feedback/feedback.routes.ts';
 import { documentationRoutes } from './modules/documentation/documentation.routes.ts';
 import { exportRoutes } from './modules/export/export.routes.ts';
 import { importRoutes } from './modules/import/import.routes.ts';
@@ -228,6 +230,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   // Before the API's hooks: a project's host serves its site on every path but Quire's own.
   site = buildSite(deps);
   registerSite(app, site);
+  registerSiteForms(app, site, deps);
   // After the site's hook, and never for /sites/: a reader's site answers a long URL with a page of its
   // own (its search refuses a long query by name), never with the API's envelope.
   app.addHook('onRequest', (request, reply, done) => {
@@ -265,6 +268,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
       await api.register(changelogsRoutes, { changelogs: deps.changelogs });
       await api.register(linksRoutes, { links: deps.links });
       await api.register(webhooksRoutes, { webhooks: deps.webhooks });
+      await api.register(feedbackRoutes, { feedback: deps.feedback });
       api.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
     },
     { prefix: '/api/v1' },

@@ -11,6 +11,7 @@ import { ReadersService } from './modules/readers/readers.service.ts';
 import { AllService } from './modules/all/all.service.ts';
 import { auditSubscriber } from './modules/audit/audit.subscriber.ts';
 import { AuditService } from './modules/audit/audit.service.ts';
+import { FeedbackService } from './modules/feedback/feedback.service.ts';
 import { ChangelogsService } from './modules/changelogs/changelogs.service.ts';
 import { BrokenLinksService } from './modules/links/links.service.ts';
 import { linkScansSubscriber } from './modules/links/link-scans.events.ts';
@@ -84,6 +85,8 @@ export interface Deps {
   /** heavy work off the event loop: OpenAPI files, large renders */
   workers: WorkerPool;
   webhooks: WebhooksService;
+  /** readers' feedback on pages: stored from the site, read over the API and in version reports */
+  feedback: FeedbackService;
   /** sends the webhook outbox; the server starts it, the CLI never does, tests call runOnce() */
   webhookDispatcher: WebhookDispatcher;
   /** what GET /metrics reports, counted as the app works; null with METRICS=false (nothing counted) */
@@ -231,6 +234,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
   });
   const projects = new ProjectsService(db, clock, changes, () => keys.forget());
   const changelogs = new ChangelogsService(database, clock, changes, renders.posts);
+  const feedback = new FeedbackService(db, reader, clock);
   return {
     config,
     clock,
@@ -253,12 +257,23 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     readers: new ReadersService(reader, (projectId) => stamps.current(projectId)),
     redirects: new RedirectsService(reader),
     search,
-    exports: new ExportService(database, versions, clock),
+    exports: new ExportService(database, versions, clock, feedback),
     idempotency,
-    imports: new ImportService(db, changes, versions, documentation, pages, references, projects, changelogs),
+    imports: new ImportService(
+      db,
+      changes,
+      versions,
+      documentation,
+      pages,
+      references,
+      projects,
+      changelogs,
+      feedback,
+    ),
     searchIndex,
     workers,
     webhooks,
+    feedback,
     webhookDispatcher,
     metrics,
     checkpointer,

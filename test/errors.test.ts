@@ -140,6 +140,7 @@ describe('health and description', () => {
       [
         'GET /all listAll',
         'GET /audit readAudit',
+        'GET /feedback listFeedback',
         'GET /export exportProject',
         'GET /page getPageBySlug',
         'GET /page/{id} readPage',

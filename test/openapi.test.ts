@@ -74,6 +74,7 @@ const PERMISSIONS: Record<string, string | undefined> = {
   listWebhooks: 'webhook.read',
   deleteWebhook: 'webhook.write',
   listWebhookDeliveries: 'webhook.read',
+  listFeedback: 'feedback.read',
 };
 
 const t = useTestApp();

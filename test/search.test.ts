@@ -637,6 +637,7 @@ describe('rebuilding the index', () => {
       '0016-site',
       '0017-former-slugs',
       '0018-webhook-stamps',
+      '0020-feedback',
     ];
     await db
       .deleteFrom('kysely_migration' as never)

@@ -116,6 +116,10 @@ function walks(p: ScopedProject, webhooks: { scoped: number; unscoped: number })
       hidden: each((v) => [`/export?version_slug=${v.slug}`]),
     },
     '/api/v1/changelog/:id/post': { visible: [`/changelog/${p.changelogId}/post`] },
+    '/api/v1/feedback': {
+      visible: ['/feedback', `/feedback?page_id=${v1.pageId}&hits=100`],
+      hidden: each((v) => [`/feedback?page_id=${v.pageId}`]),
+    },
     '/api/v1/webhooks': { visible: ['/webhooks'] },
     '/api/v1/webhooks/:id/deliveries': {
       visible: [`/webhooks/${webhooks.scoped}/deliveries`],
@@ -153,6 +157,26 @@ async function readable(res: Response): Promise<string> {
   return [...files].map(([name, data]) => `${name}\n${data.toString('utf8')}`).join('\n');
 }
 
+/**
+ * Readers' feedback on each version's page, written as the site writes it (the project is private,
+ * so its site takes none until reader sessions exist): the walk must find v1's alone.
+ */
+async function feedbackOnEveryVersion(p: ScopedProject): Promise<void> {
+  await t.deps.database.db
+    .insertInto('feedback')
+    .values(
+      [p.v1, ...p.hidden].map((v) => ({
+        project_id: p.project.id,
+        version_id: v.id,
+        page_id: v.pageId,
+        helpful: 1,
+        message: `Feedback ${v.marker}`,
+        created: '2026-11-21T10:15:00.000Z',
+      })),
+    )
+    .execute();
+}
+
 async function registerWebhook(key: string) {
   const receiver = await startReceiver();
   receivers.push(receiver);
@@ -167,6 +191,7 @@ async function registerWebhook(key: string) {
 describe('a key limited to v1', () => {
   it('finds nothing of v2 and v3 on any GET route', async () => {
     const p = await createScopedProject(t);
+    await feedbackOnEveryVersion(p);
     const scopedHook = await registerWebhook(p.scoped);
     const unscopedHook = await registerWebhook(p.admin);
     const api = client(t.app, p.scoped);
@@ -206,6 +231,7 @@ describe('a key limited to v1', () => {
     expect(audit.body).toContain('Reader access granted');
     const exported = await readable(await api.get('/export'));
     expect(exported).toContain('Pending draft markerv1');
+    expect((await api.get('/feedback')).body).toContain('Feedback markerv1');
   });
 
   it('pages through the audit log in full pages of what it may see', async () => {

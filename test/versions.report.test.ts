@@ -82,6 +82,8 @@ describe('GET /version/{id}/report', () => {
         updatedBy: bobUser,
         sourceCreated: '2026-11-21T10:15:00+0000',
         sourceCreatedBy: adaUser,
+        helpful: 0,
+        notHelpful: 0,
       },
       expect.objectContaining({
         id: second.id,

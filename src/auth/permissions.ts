@@ -1,6 +1,6 @@
 /**
  * The twelve permissions of the specification, Quire's own for search and structure, and those of
- * the platform's newer operations and Quire's extensions. `all` grants every one.
+ * the platform's newer operations and Quire's extensions (`feedback.read`: readers' feedback, site.md §7). `all` grants every one.
  */
 export const PERMISSIONS = [
   'page.edit',
@@ -24,6 +24,7 @@ export const PERMISSIONS = [
   'project.import',
   'webhook.read',
   'webhook.write',
+  'feedback.read',
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];

@@ -5,7 +5,9 @@ import type {
   WebhooksTable,
   WebhookStampsTable,
 } from './schema.webhooks.ts';
+import type { FeedbackTable } from './schema.feedback.ts';
 
+export type { FeedbackTable } from './schema.feedback.ts';
 export type {
   DeliveryStatus,
   WebhookAttemptsTable,
@@ -308,4 +310,5 @@ export interface Database {
   navigation_stamps: NavigationStampsTable;
   rendered_contents: RenderedContentsTable;
   former_slugs: FormerSlugsTable;
+  feedback: FeedbackTable;
 }

@@ -21,6 +21,7 @@ const TAGS = [
   { name: 'import', description: 'Export archives brought in as new versions' },
   { name: 'changelogs', description: "Posts of the project's changelogs" },
   { name: 'webhooks', description: 'Signed notifications of changes, and their deliveries' },
+  { name: 'feedback', description: 'What readers answered to "Was this page helpful?" on the reader site' },
 ];
 
 type Json = Record<string, unknown>;

@@ -46,6 +46,7 @@ export const OPERATIONS = {
   listWebhooks: { limit: 3600, windowMs: HOUR },
   deleteWebhook: { limit: 60, windowMs: HOUR },
   listWebhookDeliveries: { limit: 600, windowMs: MINUTE },
+  listFeedback: { limit: 600, windowMs: HOUR },
 } as const satisfies Record<string, { limit: number; windowMs: number }>;
 
 export type OperationId = keyof typeof OPERATIONS;

@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /** What the site answers an address with, before the caching headers. */
 export interface SiteAnswer {
-  status: 200 | 301 | 302 | 400 | 404 | 429 | 503;
+  status: 200 | 301 | 302 | 303 | 400 | 403 | 404 | 413 | 415 | 429 | 503;
   type: string;
   body: string | Buffer;
   /** a redirect's target, an address of the same site */

@@ -94,21 +94,36 @@ export class SiteHandler {
     this.missing.push(handler);
   }
 
+  /**
+   * The site a request reached, as its pages see it, with the project's change stamp read first;
+   * null when no project is there. For answers made outside `serve` (forms, src/site/site.forms.ts).
+   */
+  async siteFor(request: FastifyRequest, at: SiteRequest): Promise<SiteContext | null> {
+    if (!validProjectId(at.projectId)) return null;
+    const stamp = await this.readers.stamp(at.projectId);
+    const view = await this.readers.view(at.projectId, stamp);
+    return view === null ? null : this.siteOf(request, view, at, stamp);
+  }
+
   /** Answers a request of a site; a failure is the site's own error page, never the API's envelope. */
   async serve(request: FastifyRequest, reply: FastifyReply, at: SiteRequest): Promise<FastifyReply> {
     try {
       return await this.serveAddress(request, reply, at);
     } catch (error) {
-      request.log.warn({ err: error }, 'the site could not answer');
-      if (reply.sent) return reply;
-      return reply
-        .code(503)
-        .header('retry-after', '2')
-        .header('cache-control', 'no-store')
-        .header('content-security-policy', "default-src 'none'")
-        .type(HTML)
-        .send(UNAVAILABLE);
+      return this.unavailable(request, reply, error);
     }
+  }
+
+  unavailable(request: FastifyRequest, reply: FastifyReply, error: unknown): FastifyReply {
+    request.log.warn({ err: error }, 'the site could not answer');
+    if (reply.sent) return reply;
+    return reply
+      .code(503)
+      .header('retry-after', '2')
+      .header('cache-control', 'no-store')
+      .header('content-security-policy', "default-src 'none'")
+      .type(HTML)
+      .send(UNAVAILABLE);
   }
 
   private async serveAddress(
@@ -116,18 +131,11 @@ export class SiteHandler {
     reply: FastifyReply,
     at: SiteRequest,
   ): Promise<FastifyReply> {
-    // Ids are 32-bit on both databases: a larger one names no project (and PostgreSQL would refuse it).
-    if (!Number.isSafeInteger(at.projectId) || at.projectId < 1 || at.projectId > MAX_ID) {
-      return this.bareNotFound(reply);
-    }
+    if (!validProjectId(at.projectId)) return this.bareNotFound(reply);
     const stamp = await this.readers.stamp(at.projectId);
     const view = await this.readers.view(at.projectId, stamp);
     if (view === null) return this.bareNotFound(reply);
-    const derived = this.derived(view);
-    const canonicalRoot =
-      derived.origin === null
-        ? `${request.protocol}://${request.host}${at.root}`
-        : `${derived.origin}${view.project.basePath}`;
+    const canonicalRoot = this.canonicalRoot(request, view, at);
     const cacheControl =
       view.project.access === 'public' ? this.config.siteCacheControl : 'private, no-store';
     const address = parseAddress(at.path);
@@ -146,7 +154,7 @@ export class SiteHandler {
       if (kept && kept.stamp === stamp)
         return sendSiteAnswer(request, reply, kept.answer, cacheControl, kept.etag);
     }
-    const site = this.context(view, at, stamp, canonicalRoot, derived.css);
+    const site = this.context(view, at, stamp, canonicalRoot, this.derived(view).css);
     if (address.kind === 'asset') {
       return sendSiteAnswer(
         request,
@@ -170,6 +178,23 @@ export class SiteHandler {
     const etag = strongTag(answer.body);
     if (cacheable && stamp !== null && answer.status !== 503) this.kept.set(key, { stamp, answer, etag });
     return sendSiteAnswer(request, reply, answer, cacheControl, etag);
+  }
+
+  /** The absolute root canonical addresses name: the project's host when it has one. */
+  private canonicalRoot(request: FastifyRequest, view: ProjectView, at: SiteRequest): string {
+    const origin = this.derived(view).origin;
+    return origin === null
+      ? `${request.protocol}://${request.host}${at.root}`
+      : `${origin}${view.project.basePath}`;
+  }
+
+  private siteOf(
+    request: FastifyRequest,
+    view: ProjectView,
+    at: SiteRequest,
+    stamp: string | null,
+  ): SiteContext {
+    return this.context(view, at, stamp, this.canonicalRoot(request, view, at), this.derived(view).css);
   }
 
   /** What a project's view gives every request of its site, worked out once per view. */
@@ -311,12 +336,12 @@ export class SiteHandler {
     return { status, type: HTML, body: htmlDocument(document) };
   }
 
-  private async notFound(site: SiteContext): Promise<SiteAnswer> {
+  async notFound(site: SiteContext): Promise<SiteAnswer> {
     return this.html(NotFoundDocument({ site }), 404);
   }
 
   /** A site of no project: the not-found page without a project's header. */
-  private bareNotFound(reply: FastifyReply): FastifyReply {
+  bareNotFound(reply: FastifyReply): FastifyReply {
     return reply
       .code(404)
       .header('cache-control', 'no-store')
@@ -325,6 +350,9 @@ export class SiteHandler {
       .send(NO_SITE);
   }
 }
+
+// Ids are 32-bit on both databases: a larger one names no project (and PostgreSQL would refuse it).
+const validProjectId = (id: number): boolean => Number.isSafeInteger(id) && id >= 1 && id <= MAX_ID;
 
 /** The two answers that have no project to show: fixed documents, nothing of the request in them. */
 const NO_SITE = htmlDocument(

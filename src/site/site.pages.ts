@@ -4,6 +4,7 @@ import type { SiteAddress } from './site.address.ts';
 import type { SiteAnswer } from './site.answer.ts';
 import { describe, siteLinks, tableOfContents } from './site.content.ts';
 import { href, type SiteContext } from './site.context.ts';
+import { FEEDBACK_FORM_PATH } from './site.feedback.ts';
 import type { SiteHandler } from './site.handler.ts';
 import { PageDocument } from './templates/page.tsx';
 import type { SwitchTarget } from './templates/version-switcher.tsx';
@@ -75,6 +76,8 @@ export function registerPages(handler: SiteHandler, pages: PagesService): void {
         parents,
         switchTargets: await switchTargets(site, navigation, section.slug, row.slug),
         canonical: `${site.canonicalRoot}${path}`,
+        // Only pages readers find take feedback (site.feedback.ts); an unlisted one shows no form.
+        feedbackAction: Number(row.listed) === 1 ? href(site, FEEDBACK_FORM_PATH) : null,
       }),
     );
   }

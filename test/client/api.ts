@@ -484,6 +484,22 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/feedback': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get: operations['listFeedback'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -530,6 +546,8 @@ export interface components {
       updatedBy: components['schemas']['ReportUser'];
       sourceCreated: string;
       sourceCreatedBy: components['schemas']['ReportUser'];
+      helpful: number;
+      notHelpful: number;
     };
     /** Documentation */
     Documentation: {
@@ -856,6 +874,22 @@ export interface components {
     /** WebhookDeliveryList */
     WebhookDeliveryList: {
       items: components['schemas']['WebhookDelivery'][];
+      cursor: string | null;
+    };
+    /** Feedback */
+    Feedback: {
+      id: number;
+      pageId: number;
+      versionId: number;
+      helpful: boolean;
+      message: string | null;
+      created: string;
+    };
+    /** FeedbackList */
+    FeedbackList: {
+      data: components['schemas']['Feedback'][];
+      count: number;
+      total: number;
       cursor: string | null;
     };
   };
@@ -5610,6 +5644,105 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['WebhookDeliveryList'];
+        };
+      };
+      400: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      403: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      404: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      414: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      429: {
+        headers: {
+          'X-Request-Id'?: string;
+          'X-RateLimit-Limit'?: number;
+          'X-RateLimit-Remaining'?: number;
+          'X-RateLimit-Reset'?: number;
+          'RateLimit-Policy'?: string;
+          RateLimit?: string;
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      503: {
+        headers: {
+          'X-Request-Id'?: string;
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listFeedback: {
+    parameters: {
+      query?: {
+        page_id?: number;
+        hits?: number;
+        cursor?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          'X-Request-Id'?: string;
+          'X-RateLimit-Limit'?: number;
+          'X-RateLimit-Remaining'?: number;
+          'X-RateLimit-Reset'?: number;
+          'RateLimit-Policy'?: string;
+          RateLimit?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FeedbackList'];
         };
       };
       400: {

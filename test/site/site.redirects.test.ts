@@ -114,11 +114,14 @@ describe('a page whose address changed answers 301 at every address it had', () 
       t.storage.schema !== undefined
         ? sql.id(t.storage.schema, 'kysely_migration')
         : sql.id('kysely_migration');
-    // The migrations after it run again too (0018's are made so that they can).
-    await sql`delete from ${table} where name in ('0017-former-slugs', '0018-webhook-stamps')`.execute(db);
+    // The migrations after it run again too (0018's and 0020's are made so that they can).
+    await sql`delete from ${table} where name in ('0017-former-slugs', '0018-webhook-stamps', '0020-feedback')`.execute(
+      db,
+    );
     expect(await upgradeDatabase(t.deps.database, t.storage.schema)).toEqual([
       '0017-former-slugs',
       '0018-webhook-stamps',
+      '0020-feedback',
     ]);
     await expectMoved(`${s.root}/v1/guides/start`, `${s.root}/v1/guides/now`);
     await expectMoved(`${s.root}/v1/guides/begin`, `${s.root}/v1/guides/now`);

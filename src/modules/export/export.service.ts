@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { setImmediate } from 'node:timers/promises';
-import { canSeeVersion, type UseCaseContext } from '../../auth/actor.ts';
+import { canSeeVersion, may, type UseCaseContext } from '../../auth/actor.ts';
 import type { Clock } from '../../clock.ts';
 import { bool, type Executor } from '../../db/executor.ts';
 import type { DatabaseHandle } from '../../db/dialect.ts';
@@ -14,7 +14,9 @@ import {
 } from '../../content/index.ts';
 import { toStoredDate } from '../../shared/dates.ts';
 import { parseVariables } from '../../shared/serialised.ts';
+import type { FeedbackService } from '../feedback/feedback.service.ts';
 import type { VersionsService } from '../versions/versions.service.ts';
+import { exportFeedback, FEEDBACK_FILE } from './export.feedback.ts';
 import { packFile, ZipWriter, type PackedFile } from './zip-writer.ts';
 import { SiblingNames, safeSegment } from './archive-names.ts';
 import { exportRepository as repo, type ExportVersion } from './export.repository.ts';
@@ -65,6 +67,7 @@ export class ExportService {
     private readonly database: DatabaseHandle,
     private readonly versions: VersionsService,
     private readonly clock: Clock,
+    private readonly feedback: FeedbackService,
   ) {}
 
   /**
@@ -119,6 +122,8 @@ export class ExportService {
         manifest.versions.push(
           await this.writeVersion(db, out, manifest, version, folder, format, variables),
         );
+        // Readers' feedback goes only to a key that may read it (decision 0031).
+        if (may(ctx.actor, 'feedback.read')) await exportFeedback(db, this.feedback, add, folder, version.id);
       }
       await add(MANIFEST, Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`, 'utf8'));
       signal.throwIfAborted();
@@ -175,7 +180,7 @@ export class ExportService {
           : pages.map((p) => [`${slugOfSection.get(p.documentation_id) ?? ''}/${p.slug}`, p.title]),
       ),
     };
-    const sectionFolders = new SiblingNames([REFS]);
+    const sectionFolders = new SiblingNames([REFS, FEEDBACK_FILE]);
     for (const [index, section] of sections.entries()) {
       const sectionFolder = sectionFolders.claim(safeSegment(section.title, 'documentation'));
       const dir = `${folder}/${sectionFolder}`;

@@ -1,5 +1,6 @@
 import type { ExportManifest, ManifestVersion } from '../export/export.manifest.ts';
 import { ArchiveError, ArchiveFileError, type ArchiveFile, type ImportArchive } from './import.archive.ts';
+import { FEEDBACK_FILE } from './import.feedback.ts';
 import { isGitLayout, readGitLayout } from './import.git-layout.ts';
 import { nonEmptyString, readIndex, SLUG_RE, tree, type Folder } from './import.index.ts';
 import type {
@@ -102,7 +103,9 @@ async function readVersion<F extends LayoutFile>(
     sections: [],
     references: [],
   };
-  for (const [, file] of folder.files) {
+  for (const [name, file] of folder.files) {
+    // Readers' feedback is read once the version's pages exist (import.feedback.ts).
+    if (name === FEEDBACK_FILE) continue;
     state.warnings.push({
       file: file.path,
       message: "Not part of an export's layout: files beside the sections were ignored.",

@@ -8,11 +8,13 @@ import { RESERVED_VERSION_SLUGS, slugify } from '../../shared/slug.ts';
 import { pickSlug } from '../../db/siblings.ts';
 import type { ChangelogsService } from '../changelogs/changelogs.service.ts';
 import type { DocumentationService } from '../documentation/documentation.service.ts';
+import type { FeedbackService } from '../feedback/feedback.service.ts';
 import type { PagesService } from '../pages/pages.service.ts';
 import type { ProjectsService } from '../projects/projects.service.ts';
 import type { ReferencesService } from '../references/references.service.ts';
 import type { VersionsService } from '../versions/versions.service.ts';
 import { ArchiveError, ImportArchive } from './import.archive.ts';
+import { importFeedback } from './import.feedback.ts';
 import { parsePage } from './import.index.ts';
 import { readLayout } from './import.layout.ts';
 import { importTheme } from './import.git-theme.ts';
@@ -57,6 +59,7 @@ export class ImportService {
     private readonly references: ReferencesService,
     private readonly projects: ProjectsService,
     private readonly changelogs: ChangelogsService,
+    private readonly feedback: FeedbackService,
   ) {}
 
   async import(ctx: UseCaseContext, bytes: Buffer, input: ImportInput): Promise<ImportReport> {
@@ -164,6 +167,7 @@ export class ImportService {
       if (stored) report.references++;
       run.step();
     }
+    await importFeedback(ctx, this.feedback, run.archive, planned.folder, version.id, report.warnings);
   }
 
   /**

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Executor } from '../../db/executor.ts';
+import { toCount, type Executor } from '../../db/executor.ts';
 import { livePagesOfVersion } from '../../db/visibility.ts';
 
 /** Source pages are looked up this many at a time. */
@@ -26,6 +26,11 @@ export interface RevisionUsers {
   page_id: number;
   first: RevisionUser;
   last: RevisionUser;
+}
+
+export interface FeedbackCounts {
+  helpful: number;
+  notHelpful: number;
 }
 
 export interface SourceRow {
@@ -95,6 +100,26 @@ export const reportRepository = {
       join page_history hl on hl.id = f.last_rev
       left join users ul on ul.id = hl.user_id`.execute(db);
     return rows.map(usersOf);
+  },
+
+  /** Readers' yes and no answers on each page of the version that has feedback (site.md §7). */
+  async feedbackCounts(db: Executor, versionId: number): Promise<Map<number, FeedbackCounts>> {
+    const rows = await db
+      .selectFrom('feedback')
+      .where('version_id', '=', versionId)
+      .groupBy('page_id')
+      .select((eb) => [
+        'page_id',
+        eb.fn.sum<string | number>('helpful').as('yes'),
+        eb.fn.countAll<string | number>().as('answers'),
+      ])
+      .execute();
+    return new Map(
+      rows.map((r) => [
+        Number(r.page_id),
+        { helpful: toCount(r.yes), notHelpful: toCount(r.answers) - toCount(r.yes) },
+      ]),
+    );
   },
 
   /** Pages by id, deleted or not (a clone's source may have been deleted since), with their first revision's user. */

@@ -31,6 +31,7 @@ export class VersionReport {
     const pages = await repo.pages(db, version.id);
     const users = new Map((await repo.versionRevisionUsers(db, version.id)).map((u) => [u.page_id, u]));
     const origins = await this.origins(db, pages);
+    const feedback = await repo.feedbackCounts(db, version.id);
     const wanted = createdByEmail?.trim().toLowerCase();
     const report: VersionReportPage[] = [];
     for (const page of pages) {
@@ -48,6 +49,8 @@ export class VersionReport {
         updatedBy: users.get(page.id)?.last ?? NO_USER,
         sourceCreated: formatApiDate(origin?.created ?? page.created),
         sourceCreatedBy: origin?.user ?? createdBy,
+        helpful: feedback.get(page.id)?.helpful ?? 0,
+        notHelpful: feedback.get(page.id)?.notHelpful ?? 0,
       });
     }
     return report;

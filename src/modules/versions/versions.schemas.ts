@@ -72,6 +72,10 @@ export const VersionReportPageSchema = Type.Object(
       description: 'Creation of the first page this one was cloned from (or its own)',
     }),
     sourceCreatedBy: ReportUser,
+    helpful: Type.Integer({
+      description: 'Readers who answered yes to "Was this page helpful?" on the site',
+    }),
+    notHelpful: Type.Integer({ description: 'Readers who answered no' }),
   },
   { title: 'VersionReportPage' },
 );

@@ -1,7 +1,7 @@
 /* The reader site's script. Everything works without it; it adds search as you type, copy buttons on
    code blocks and the dark/light toggle (theme.js sets the stored choice before the first paint). It
    talks to nothing but the site. */
-/* global document, window, localStorage, fetch, navigator, URL, AbortController */
+/* global document, window, localStorage, fetch, navigator, URL, AbortController, FormData, URLSearchParams, DOMParser, HTMLFormElement */
 (function () {
   'use strict';
   var root = document.documentElement;
@@ -166,10 +166,60 @@
     });
   }
 
+  /* "Was this page helpful?": sent without leaving the page. The form works without this; a
+     failure to reach the site falls back to sending it as a form. */
+  function setUpFeedback() {
+    var form = document.querySelector('.feedback-form');
+    if (!form || !window.fetch || !window.FormData || !window.URLSearchParams) return;
+    var section = form.parentNode;
+    var status = form.querySelector('.feedback-status');
+    var sending = false;
+    form.addEventListener('submit', function (event) {
+      var button = event.submitter;
+      if (!button || button.name !== 'helpful' || sending) return;
+      event.preventDefault();
+      var body = new URLSearchParams(new FormData(form));
+      body.set('helpful', button.value);
+      sending = true;
+      status.textContent = 'Sending…';
+      fetch(form.action, {
+        method: 'POST',
+        body: body,
+        credentials: 'same-origin',
+      })
+        .then(function (response) {
+          sending = false;
+          // The 303 back to the page, followed (the browser revalidates the page it holds): stored.
+          if (response.redirected && response.ok) {
+            status.textContent = '';
+            section.classList.add('sent');
+            var thanks = section.querySelector('.feedback-thanks');
+            if (thanks) thanks.focus();
+            return;
+          }
+          return response.text().then(function (html) {
+            var page = new DOMParser().parseFromString(html, 'text/html');
+            var reason = page.querySelector('.refusal');
+            status.textContent = reason ? reason.textContent : 'Your feedback could not be sent.';
+          });
+        })
+        .catch(function () {
+          // Sent as the form would have been, with the answer the reader pressed.
+          var answer = document.createElement('input');
+          answer.type = 'hidden';
+          answer.name = 'helpful';
+          answer.value = button.value;
+          form.appendChild(answer);
+          HTMLFormElement.prototype.submit.call(form);
+        });
+    });
+  }
+
   function ready() {
     setUpThemeToggle();
     setUpCopyButtons();
     setUpSearch();
+    setUpFeedback();
   }
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', ready);
   else ready();

@@ -1,5 +1,6 @@
 import type { Navigation, NavPage, NavSection } from '../../modules/readers/readers.service.ts';
 import { href, type SiteContext } from '../site.context.ts';
+import { FeedbackForm } from './feedback.tsx';
 import { Layout } from './layout.tsx';
 import { SiteNavigation } from './navigation.tsx';
 import { VersionSwitcher, type SwitchTarget } from './version-switcher.tsx';
@@ -27,6 +28,8 @@ export interface PageProps {
   parents: NavPage[];
   switchTargets: SwitchTarget[];
   canonical: string;
+  /** where "Was this page helpful?" is sent; null on an unlisted page, which takes no feedback */
+  feedbackAction: string | null;
 }
 
 /** A documentation page (../shared/spec/site.md §3). */
@@ -71,6 +74,9 @@ export function PageDocument(props: PageProps) {
             <p class="page-meta">
               Last published <time dateTime={props.published}>{props.published.slice(0, 10)}</time>
             </p>
+          ) : null}
+          {props.feedbackAction !== null ? (
+            <FeedbackForm action={props.feedbackAction} page={page.path} />
           ) : null}
           <nav class="pager" aria-label="Previous and next pages">
             {props.previous ? (
