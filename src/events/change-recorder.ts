@@ -44,6 +44,13 @@ export type CommittedSubscriber<E> = (change: RecordedChange<E>) => void;
  */
 export class StagedChanges<E> {
   readonly held: Array<RecordedChange<E>> = [];
+
+  /** `compact`: what is kept of a change, the same to its subscribers in less memory */
+  constructor(private readonly compact: (change: RecordedChange<E>) => RecordedChange<E> = (c) => c) {}
+
+  hold(change: RecordedChange<E>): void {
+    this.held.push(this.compact(change));
+  }
 }
 
 /** Changes released in one transaction this many at a time, the event loop answering between them. */
@@ -120,7 +127,7 @@ export class ChangeRecorder<E> {
       if (stage === undefined || derived) await subscriber(ctx.transaction, change, writes);
     }
     await writes.flush();
-    if (stage !== undefined) afterCommit(ctx.transaction, () => stage.held.push(change));
+    if (stage !== undefined) afterCommit(ctx.transaction, () => stage.hold(change));
     else this.afterCommit(ctx.transaction, change);
   }
 

@@ -7,6 +7,7 @@ import type { Database } from '../../db/schema.ts';
 import { ownTransaction } from '../../db/transaction.ts';
 import { StagedChanges } from '../../events/change-recorder.ts';
 import { holderAlive, holdInThisProcess, type ProcessHolder } from '../../shared/process-holder.ts';
+import type { RecordedChange } from '../../events/change-recorder.ts';
 import type { ChangeEvent, ChangeRecorder } from '../changes/change-events.ts';
 import type { SearchIndexer } from '../search/search.indexer.ts';
 import type { VersionsService } from '../versions/versions.service.ts';
@@ -92,7 +93,7 @@ interface Step {
 
 /** One import written in steps: begun, then released in the request's transaction, or discarded. */
 export class StagedImport implements ImportWrites {
-  readonly changes = new StagedChanges<ChangeEvent>();
+  readonly changes = new StagedChanges<ChangeEvent>(sharedContents());
   private readonly versionIds: number[] = [];
   private readonly holder: ProcessHolder = holdInThisProcess();
   private readonly base: UseCaseContext;
@@ -193,4 +194,30 @@ export class StagedImport implements ImportWrites {
     }
     for (const id of this.versionIds) await this.remove(id, this.holder.name);
   }
+}
+
+/**
+ * The events of one page repeat its contents (created, published, given its draft), each read back
+ * from the database as a string of its own: held until the release, each text is kept once.
+ */
+function sharedContents(): (change: RecordedChange<ChangeEvent>) => RecordedChange<ChangeEvent> {
+  const kept = new Map<number, string[]>();
+  const share = (pageId: number, text: string | null): string | null => {
+    if (text === null) return null;
+    const texts = kept.get(pageId);
+    const same = texts?.find((known) => known === text);
+    if (same !== undefined) return same;
+    if (texts === undefined) kept.set(pageId, [text]);
+    else texts.push(text);
+    return text;
+  };
+  return (change) => {
+    const { event } = change;
+    if (event.type !== 'page.created' && event.type !== 'page.published' && event.type !== 'page.updated')
+      return change;
+    const { page } = event;
+    const contentDraft = share(page.id, page.contentDraft);
+    const contentPublished = share(page.id, page.contentPublished);
+    return { ...change, event: { ...event, page: { ...page, contentDraft, contentPublished } } };
+  };
 }
