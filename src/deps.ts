@@ -161,10 +161,17 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
   // Caches of page and search answers compare each project's stamp, which the database bumps on
   // every write to what they are made of.
   const stamps = new ChangeStamps(database);
-  const searchIndex = new SearchIndexer(database.dialect, async (definition, format) => {
-    const task = () => workers.run({ kind: 'referenceOperations', definition, format });
-    return (await unavailableIfTaskFails('The search index could not be updated', task)).operations;
-  });
+  const searchIndex = new SearchIndexer(
+    database.dialect,
+    async (definition, format) => {
+      const task = () => workers.run({ kind: 'referenceOperations', definition, format });
+      return (await unavailableIfTaskFails('The search index could not be updated', task)).operations;
+    },
+    async (source, variables) => {
+      const task = () => workers.run({ kind: 'pageSections', source, variables });
+      return (await unavailableIfTaskFails('The search index could not be updated', task)).sections;
+    },
+  );
   changes.subscribe(searchSubscriber(searchIndex), { derived: true });
   const linkScans = new LinkScanWarmer(database, workers, clock);
   changes.subscribeCommitted(linkScansSubscriber(linkScans));
