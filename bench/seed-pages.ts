@@ -34,7 +34,7 @@ const WORDS = (
   'server cache index search query header limit window field value schema error retry timeout webhook ' +
   'account project member role permission export import format render preview release migration'
 ).split(' ');
-const TOPICS = [
+export const TOPICS = [
   'Getting Started',
   'Authentication',
   'Webhooks',
@@ -51,7 +51,7 @@ const TOPICS = [
   'Migrations',
 ];
 
-function contentFor(rnd: () => number, links: readonly string[]): string {
+export function contentFor(rnd: () => number, links: readonly string[]): string {
   const pick = <T>(items: readonly T[]): T => items[Math.floor(rnd() * items.length)] as T;
   const sentence = () => {
     const words = Array.from({ length: 8 + Math.floor(rnd() * 14) }, () => pick(WORDS));

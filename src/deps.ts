@@ -44,6 +44,7 @@ import { unavailableIfTaskFails } from './workers/task-unavailable.ts';
 import { WalCheckpointer } from './db/checkpointer.ts';
 import type { Job } from './jobs/job.ts';
 import { serverJobs } from './jobs/server-jobs.ts';
+import { ImportStaging } from './modules/import/import.stage.ts';
 import type { CounterStore } from './ratelimit/counter-store.ts';
 import { MemoryCounterStore } from './ratelimit/memory-store.ts';
 import { RedisCounterStore } from './ratelimit/redis-store.ts';
@@ -159,15 +160,22 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     });
   const changes = new ChangeRecorder<ChangeEvent>(clock);
   changes.subscribe(auditSubscriber);
-  changes.subscribe(formerSlugsSubscriber);
+  changes.subscribe(formerSlugsSubscriber, { derived: true });
   // Caches of page and search answers compare each project's stamp, which the database bumps on
   // every write to what they are made of.
   const stamps = new ChangeStamps(database);
-  const searchIndex = new SearchIndexer(database.dialect, async (definition, format) => {
-    const task = () => workers.run({ kind: 'referenceOperations', definition, format });
-    return (await unavailableIfTaskFails('The search index could not be updated', task)).operations;
-  });
-  changes.subscribe(searchSubscriber(searchIndex));
+  const searchIndex = new SearchIndexer(
+    database.dialect,
+    async (definition, format) => {
+      const task = () => workers.run({ kind: 'referenceOperations', definition, format });
+      return (await unavailableIfTaskFails('The search index could not be updated', task)).operations;
+    },
+    async (source, variables) => {
+      const task = () => workers.run({ kind: 'pageSections', source, variables });
+      return (await unavailableIfTaskFails('The search index could not be updated', task)).sections;
+    },
+  );
+  changes.subscribe(searchSubscriber(searchIndex), { derived: true });
   const linkScans = new LinkScanWarmer(database, workers, clock);
   changes.subscribeCommitted(linkScansSubscriber(linkScans));
   const secrets = new SecretBox(webhookKeySource(config, database));
@@ -217,7 +225,19 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     onFailure: (error) => overrides.onCheckpointError?.(error),
   });
   const idempotency = new IdempotencyService(db, database.dialect, clock, secrets);
-  const jobs = serverJobs({ checkpointer, pages, linkScans, webhookDispatcher, workers, idempotency });
+  // SQLite: imports are written in steps, hidden until their last (decision 0020); PostgreSQL's one
+  // transaction holds no other request up.
+  const importStaging =
+    database.dialect === 'sqlite' ? new ImportStaging(db, versions, searchIndex, changes) : null;
+  const jobs = serverJobs({
+    checkpointer,
+    pages,
+    linkScans,
+    webhookDispatcher,
+    workers,
+    idempotency,
+    importStaging,
+  });
   metrics?.watch({
     caches: {
       api_key: () => keys.cacheStats(),
@@ -269,6 +289,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
       projects,
       changelogs,
       feedback,
+      importStaging,
     ),
     searchIndex,
     workers,

@@ -46,19 +46,12 @@ describe(`storage (${dialectName})`, () => {
     await sql`delete from ${table} where name = '9999-from-a-newer-build'`.execute(db);
     // A database the build before the last migration migrated: the next start applies that
     // migration, and only it.
-    if (t.deps.database.dialect === 'postgres') {
-      await sql`drop trigger webhooks_webhook_stamp on webhooks`.execute(db);
-      await sql`drop function webhook_stamps_webhooks()`.execute(db);
-      await sql`drop function webhook_stamps_bump(integer)`.execute(db);
-    } else {
-      for (const event of ['insert', 'update', 'delete'])
-        await sql`drop trigger ${sql.id(`webhooks_${event}_stamp`)}`.execute(db);
-    }
-    await db.schema.dropTable('webhook_stamps').execute();
+    await db.schema.dropIndex('versions_import_stage_idx').execute();
+    await db.schema.alterTable('versions').dropColumn('import_stage').execute();
     // The migrations after it run again too (0020's is made so that it can).
-    await sql`delete from ${table} where name in ('0018-webhook-stamps', '0020-feedback')`.execute(db);
+    await sql`delete from ${table} where name in ('0019-staged-imports', '0020-feedback')`.execute(db);
     expect(await upgradeDatabase(t.deps.database, t.storage.schema)).toEqual([
-      '0018-webhook-stamps',
+      '0019-staged-imports',
       '0020-feedback',
     ]);
     expect(await upgradeDatabase(t.deps.database, t.storage.schema)).toEqual([]);

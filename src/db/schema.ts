@@ -75,6 +75,8 @@ export interface VersionsTable {
   published: Bool;
   ordr: number;
   deleted_at: string | null;
+  /** set while an import writes it, hidden as deleted: the importing process (migration 0019) */
+  import_stage: string | null;
   created: string;
   updated: string;
 }

@@ -1,3 +1,4 @@
+import { setImmediate } from 'node:timers/promises';
 import type { Transaction } from 'kysely';
 import type { Actor, TransactionContext } from '../auth/actor.ts';
 import type { Clock } from '../clock.ts';
@@ -37,17 +38,68 @@ export type ChangeSubscriber<E> = (
 export type CommittedSubscriber<E> = (change: RecordedChange<E>) => void;
 
 /**
+ * Changes written in steps that nobody may see yet (an import on SQLite: decision 0020): recorded in
+ * each step's transaction for the subscribers that derive rows hidden with the change's own, and held
+ * here once that step has committed, for the others to hear of when the whole is released.
+ */
+export class StagedChanges<E> {
+  readonly held: Array<RecordedChange<E>> = [];
+
+  /** `compact`: what is kept of a change, the same to its subscribers in less memory */
+  constructor(private readonly compact: (change: RecordedChange<E>) => RecordedChange<E> = (c) => c) {}
+
+  hold(change: RecordedChange<E>): void {
+    this.held.push(this.compact(change));
+  }
+}
+
+/** Changes released in one transaction this many at a time, the event loop answering between them. */
+const RELEASED_PER_TURN = 100;
+
+/**
  * The one way a change is recorded: in the change's transaction, handed to every subscriber in turn;
  * then, once the transaction's owner has committed it, to every after-commit subscriber.
  */
 export class ChangeRecorder<E> {
-  private readonly subscribers: ChangeSubscriber<E>[] = [];
+  private readonly subscribers: Array<{ subscriber: ChangeSubscriber<E>; derived: boolean }> = [];
   private readonly committedSubscribers: CommittedSubscriber<E>[] = [];
+  /** the transactions whose changes are staged, and where they are held */
+  private readonly stages = new WeakMap<Transaction<Database>, StagedChanges<E>>();
 
   constructor(private readonly clock: Clock) {}
 
-  subscribe(subscriber: ChangeSubscriber<E>): void {
-    this.subscribers.push(subscriber);
+  /**
+   * `derived`: what the subscriber writes is derived from the change's rows and hidden with them
+   * (the search index, former slugs), so it runs as a staged change is written; the others (the
+   * audit log, the webhook outbox) hear of it only when its stage is released.
+   */
+  subscribe(subscriber: ChangeSubscriber<E>, options: { derived?: boolean } = {}): void {
+    this.subscribers.push({ subscriber, derived: options.derived === true });
+  }
+
+  /**
+   * The changes recorded in `trx` are staged: the derived subscribers follow them at once, and each
+   * is held in `stage` once `trx` has committed (a rollback, or one to a savepoint, drops it).
+   */
+  stage(trx: Transaction<Database>, stage: StagedChanges<E>): void {
+    this.stages.set(trx, stage);
+  }
+
+  /**
+   * The staged changes, in the transaction that makes what they did visible: the subscribers that
+   * did not follow them yet do now, in the order they were made, and the after-commit ones once that
+   * transaction has committed.
+   */
+  async release(ctx: Pick<TransactionContext, 'transaction'>, stage: StagedChanges<E>): Promise<void> {
+    const others = this.subscribers.filter((s) => !s.derived);
+    for (const [i, change] of stage.held.entries()) {
+      const writes = new ChangeWrites(ctx.transaction);
+      for (const { subscriber } of others) await subscriber(ctx.transaction, change, writes);
+      await writes.flush();
+      this.afterCommit(ctx.transaction, change);
+      if ((i + 1) % RELEASED_PER_TURN === 0) await setImmediate();
+    }
+    stage.held.length = 0;
   }
 
   /** The after-commit phase: `subscriber` hears of each change once its transaction committed. */
@@ -70,9 +122,16 @@ export class ChangeRecorder<E> {
       ipAddress: ctx.ipAddress,
       at: this.clock.now(),
     };
-    for (const subscriber of this.subscribers) await subscriber(ctx.transaction, change, writes);
+    const stage = this.stages.get(ctx.transaction);
+    for (const { subscriber, derived } of this.subscribers) {
+      if (stage === undefined || derived) await subscriber(ctx.transaction, change, writes);
+    }
     await writes.flush();
-    for (const subscriber of this.committedSubscribers)
-      afterCommit(ctx.transaction, () => subscriber(change));
+    if (stage !== undefined) afterCommit(ctx.transaction, () => stage.hold(change));
+    else this.afterCommit(ctx.transaction, change);
+  }
+
+  private afterCommit(trx: Transaction<Database>, change: RecordedChange<E>): void {
+    for (const subscriber of this.committedSubscribers) afterCommit(trx, () => subscriber(change));
   }
 }

@@ -1,12 +1,14 @@
 import type { WalCheckpointer } from '../db/checkpointer.ts';
 import type { LinkScanWarmer } from '../modules/links/link-scans.warmer.ts';
 import type { IdempotencyService } from '../modules/idempotency/idempotency.service.ts';
+import type { ImportStaging } from '../modules/import/import.stage.ts';
 import type { PagesService } from '../modules/pages/pages.service.ts';
 import type { WebhookDispatcher } from '../modules/webhooks/webhooks.dispatcher.ts';
 import type { WorkerPool } from '../workers/pool.ts';
 import { drained, periodic, type Job, type JobLog } from './job.ts';
 
-const HOUR_MS = 60 * 60 * 1000;
+const MINUTE_MS = 60 * 1000;
+const HOUR_MS = 60 * MINUTE_MS;
 const DAY_MS = 24 * HOUR_MS;
 
 export interface JobSources {
@@ -16,6 +18,8 @@ export interface JobSources {
   webhookDispatcher: WebhookDispatcher;
   workers: WorkerPool;
   idempotency: IdempotencyService;
+  /** SQLite only */
+  importStaging: ImportStaging | null;
 }
 
 const reportPurged = (what: string) => (log: JobLog, purged: unknown) =>
@@ -67,6 +71,21 @@ export function serverJobs(from: JobSources): Job[] {
       run: () => from.idempotency.purge(),
       failure: 'idempotency purge failed',
     }),
+    // What imports that can no longer finish left staged (their process died, or their clean-up
+    // failed): removed on start, so that a retry after a crash finds none of it, and every 5 minutes.
+    ...(from.importStaging === null
+      ? []
+      : [
+          periodic({
+            name: 'remove abandoned imports',
+            everyMs: 5 * MINUTE_MS,
+            run: () => from.importStaging?.sweep() ?? Promise.resolve(0),
+            done: (log, removed) => {
+              if (removed !== 0) log.info({ removed }, 'abandoned imports removed');
+            },
+            failure: 'removal of abandoned imports failed',
+          }),
+        ]),
     // Deleted pages, sections, references and versions, link scans and webhook deliveries finished,
     // after 30 days; rendered contents neither stored nor found for 7 days. Scans and outputs are
     // made again when needed.

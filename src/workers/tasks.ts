@@ -7,6 +7,7 @@ import { move } from 'piscina';
 import { autoLinkTargets, renderContent, type ContentFormat, type RenderContext } from '../content/index.ts';
 import { descriptionHtml } from '../content/description-html.ts';
 import { scanContent, type ContentScan } from '../content/link-scan.ts';
+import { extractSections, type ContentSection } from '../content/sections.ts';
 import { AppError, type FieldProblem } from '../errors.ts';
 import { convertDefinition } from '../openapi/convert-definition.ts';
 import { checkDefinition } from '../openapi/definition.check.ts';
@@ -21,6 +22,8 @@ export type Task =
   | { kind: 'convertDefinition'; text: string; from: DefinitionFormat; to: DefinitionFormat }
   /** a page's Darkdown, as text or as its UTF-8 bytes */
   | { kind: 'inspect'; source: string | Uint8Array }
+  /** a large page's published text split for the search index */
+  | { kind: 'pageSections'; source: string; variables: Readonly<Record<string, unknown>> }
   | { kind: 'render'; source: string | Uint8Array; format: ContentFormat; ctx: RenderContext }
   | { kind: 'referenceOperations'; definition: string | Uint8Array; format: DefinitionFormat }
   /** a published definition as the reader site's reference page shows it */
@@ -35,6 +38,7 @@ export interface TaskResults {
     | { kind: 'checkDefinition'; ok: false; status: number; message: string; details?: FieldProblem[] };
   convertDefinition: { kind: 'convertDefinition'; text: string };
   inspect: { kind: 'inspect'; digest: string; linkTargets: string[] };
+  pageSections: { kind: 'pageSections'; sections: ContentSection[] };
   /**
    * The output as a JSON string literal, UTF-8 encoded. Its buffer moves to the main thread rather
    * than being copied, which the pool does only for a result that is itself the moved value.
@@ -112,6 +116,8 @@ export async function run(task: Task): Promise<TaskResult> {
       const source = utf8Text(task.source);
       return { kind: 'inspect', digest: sourceDigest(source), linkTargets: autoLinkTargets(source) };
     }
+    case 'pageSections':
+      return { kind: 'pageSections', sections: extractSections(task.source, { variables: task.variables }) };
     case 'render': {
       const source = utf8Text(task.source);
       const output = task.format === 'darkdown' ? source : renderContent(source, task.format, task.ctx);

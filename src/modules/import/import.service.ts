@@ -20,6 +20,7 @@ import { readLayout } from './import.layout.ts';
 import { importTheme } from './import.git-theme.ts';
 import { importChangelogs, importVariables, readMarkdocBody } from './import.markdoc.ts';
 import type { ArchiveFile } from './import.archive.ts';
+import { oneTransaction, type ImportStaging, type ImportWrites, type StagedImport } from './import.stage.ts';
 import type { MarkdocPlan, PlannedPage, PlannedVersion } from './import.plan.ts';
 import type { ImportReport } from './import.report.ts';
 
@@ -41,13 +42,17 @@ interface ImportRun {
   legacyParts: boolean;
   markdoc: MarkdocPlan | undefined;
   report: ImportReport;
+  /** where the versions are written */
+  writes: ImportWrites;
   step: () => void;
 }
 
 /**
- * Import (extensions.md §3): an archive in the export layout becomes new versions of the project, in
- * one transaction through the same services as the API, so history, audit and search follow as for
- * any change. The archive is checked whole before the transaction opens.
+ * Import (extensions.md §3): an archive in the export layout becomes new versions of the project
+ * through the same services as the API, so history, audit and search follow as for any change; all
+ * of it or none is ever seen. The archive is checked whole before anything is written. On PostgreSQL
+ * (or inside a caller's transaction) it is one transaction; on SQLite, with `staging`, the versions
+ * are written in short steps while hidden and made live by the last (import.stage.ts).
  */
 export class ImportService {
   constructor(
@@ -60,6 +65,7 @@ export class ImportService {
     private readonly projects: ProjectsService,
     private readonly changelogs: ChangelogsService,
     private readonly feedback: FeedbackService,
+    private readonly staging: ImportStaging | null = null,
   ) {}
 
   async import(ctx: UseCaseContext, bytes: Buffer, input: ImportInput): Promise<ImportReport> {
@@ -82,39 +88,82 @@ export class ImportService {
         input.progress?.(done, total);
       };
       input.progress?.(0, total);
-      return await inTransaction(this.db, ctx, async (tx) => {
-        const report: ImportReport = {
-          versions: [],
-          documentation: 0,
-          categories: 0,
-          pages: 0,
-          references: 0,
-          warnings: [...plan.warnings],
-        };
-        const { legacyParts, markdoc } = plan;
-        const run: ImportRun = { archive, input, legacyParts, markdoc, report, step };
-        for (const planned of plan.versions) await this.importVersion(tx, run, planned);
-        if (markdoc !== undefined) {
-          if (markdoc.variables !== undefined)
-            await importVariables(tx, this.projects, markdoc.variables, report.warnings);
-          await importTheme(tx, this.projects, markdoc.theme, report.warnings);
-          report.posts = await importChangelogs(tx, this.changelogs, archive, markdoc, report.warnings, step);
-        }
-        // Last, in the same transaction: whoever follows changes learns the import is whole.
-        await this.changes.record(tx, { type: 'import.completed', projectId: tx.scope.project.id, report });
-        return report;
+      const report: ImportReport = {
+        versions: [],
+        documentation: 0,
+        categories: 0,
+        pages: 0,
+        references: 0,
+        warnings: [...plan.warnings],
+      };
+      const { legacyParts, markdoc } = plan;
+      const run = (writes: ImportWrites): ImportRun => ({
+        archive,
+        input,
+        legacyParts,
+        markdoc,
+        report,
+        writes,
+        step,
       });
+      if (this.staging === null || ctx.transaction !== undefined) {
+        return await inTransaction(this.db, ctx, async (tx) => {
+          const whole = run(oneTransaction(tx));
+          for (const planned of plan.versions) await this.importVersion(whole, planned);
+          return await this.finish(tx, whole);
+        });
+      }
+      return await this.importStaged(ctx, this.staging.begin(ctx), plan.versions, run);
     } finally {
       archive.close();
     }
   }
 
-  private async importVersion(
-    ctx: TransactionContext,
-    run: ImportRun,
-    planned: PlannedVersion,
-  ): Promise<void> {
-    const { report } = run;
+  /** The versions written in steps, then released in one last transaction (decision 0020). */
+  private async importStaged(
+    ctx: UseCaseContext,
+    staged: StagedImport,
+    versions: PlannedVersion[],
+    run: (writes: ImportWrites) => ImportRun,
+  ): Promise<ImportReport> {
+    const steps = run(staged);
+    let releasing = false;
+    try {
+      for (const planned of versions) await this.importVersion(steps, planned);
+      await staged.commit();
+      return await inTransaction(this.db, ctx, async (tx) => {
+        releasing = true;
+        await staged.release(tx);
+        return await this.finish(tx, steps);
+      });
+    } catch (error) {
+      const discarded = staged.discard().catch(() => undefined);
+      // Under an Idempotency-Key the last transaction is the key's, which holds the one writer until
+      // the request has answered: what was staged is removed then. Otherwise before the answer.
+      if (!(releasing && ctx.join !== undefined)) await discarded;
+      throw error;
+    } finally {
+      staged.end();
+    }
+  }
+
+  /** The end of every import, in its last transaction: a Git archive's changelogs, variables and theme. */
+  private async finish(tx: TransactionContext, run: ImportRun): Promise<ImportReport> {
+    const { archive, markdoc, report } = run;
+    if (markdoc !== undefined) {
+      if (markdoc.variables !== undefined)
+        await importVariables(tx, this.projects, markdoc.variables, report.warnings);
+      await importTheme(tx, this.projects, markdoc.theme, report.warnings);
+      report.posts = await importChangelogs(tx, this.changelogs, archive, markdoc, report.warnings, run.step);
+    }
+    // Last, in the same transaction: whoever follows changes learns the import is whole.
+    await this.changes.record(tx, { type: 'import.completed', projectId: tx.scope.project.id, report });
+    return report;
+  }
+
+  private async importVersion(run: ImportRun, planned: PlannedVersion): Promise<void> {
+    const { report, writes } = run;
+    const ctx = await writes.ctx();
     // Always a new version: a slug some version holds already is numbered instead (`v1-2`).
     // The slug every version's row holds counts, a deleted one's too (it keeps its slug for a restore).
     const slug =
@@ -131,6 +180,7 @@ export class ImportService {
       ...(slug !== undefined ? { slug } : {}),
       published: planned.published,
     });
+    writes.created(version.id);
     if (planned.slug !== undefined && slug !== planned.slug) {
       report.warnings.push({
         file: `${planned.folder}/`,
@@ -140,7 +190,7 @@ export class ImportService {
     report.versions.push({ id: version.id, name: version.name, slug: version.slug });
 
     for (const section of planned.sections) {
-      const created = await this.documentation.create(ctx, version.id, {
+      const created = await this.documentation.create(await writes.ctx(), version.id, {
         title: section.title,
         ...(section.slug !== undefined ? { slug: section.slug } : {}),
         published: section.published,
@@ -150,22 +200,25 @@ export class ImportService {
       let categoryId: number | null = null;
       for (const entry of section.entries) {
         if (entry.kind === 'category') {
-          categoryId = (await this.documentation.createCategory(ctx, created.id, entry.title)).id;
+          const at = await writes.ctx();
+          categoryId = (await this.documentation.createCategory(at, created.id, entry.title)).id;
           report.categories++;
           continue;
         }
-        await this.importPage(ctx, run, created.id, entry, { categoryId, parentId: null }, slugs);
+        await this.importPage(run, created.id, entry, { categoryId, parentId: null }, slugs);
       }
     }
 
     for (const reference of planned.references) {
       const publish = reference.published && run.input.published === 'keep';
-      const stored = await this.storeReference(ctx, run, version.id, reference.file, publish);
+      const at = await writes.ctx();
+      const stored = await this.storeReference(at, run, version.id, reference.file, publish);
       if (stored && reference.draft !== undefined) {
-        await this.storeReference(ctx, run, version.id, reference.draft, false);
+        await this.storeReference(at, run, version.id, reference.draft, false);
       }
       if (stored) report.references++;
       run.step();
+      await writes.wrote(reference.file.size + (reference.draft?.size ?? 0));
     }
     await importFeedback(ctx, this.feedback, run.archive, planned.folder, version.id, report.warnings);
   }
@@ -202,7 +255,6 @@ export class ImportService {
 
   /** A page and its children, depth first: created, published, given its pending draft and `listed`. */
   private async importPage(
-    ctx: UseCaseContext,
     run: ImportRun,
     documentationId: number,
     planned: PlannedPage,
@@ -226,6 +278,8 @@ export class ImportService {
     // kept): each is imported, the later ones under a slug made unique from the title.
     const wanted = planned.slug ?? slugify(planned.title, 'page');
     const slug = planned.slug !== undefined && !slugs.has(planned.slug) ? planned.slug : undefined;
+    // A page is written whole in one step.
+    const ctx = await run.writes.ctx();
     let page = await this.pages.create(
       ctx,
       documentationId,
@@ -254,9 +308,10 @@ export class ImportService {
     slugs.add(page.slug);
     report.pages++;
     run.step();
+    await run.writes.wrote((published?.length ?? 0) + (draft?.length ?? 0));
     for (const child of planned.children) {
       const place = { categoryId: at.categoryId, parentId: page.id };
-      await this.importPage(ctx, run, documentationId, child, place, slugs);
+      await this.importPage(run, documentationId, child, place, slugs);
     }
   }
 }

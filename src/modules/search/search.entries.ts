@@ -1,6 +1,6 @@
 import { setImmediate } from 'node:timers/promises';
 import type { Insertable } from 'kysely';
-import { extractSections } from '../../content/sections.ts';
+import { extractSections, type ContentSection } from '../../content/sections.ts';
 import type { SearchEntriesTable } from '../../db/schema.ts';
 import { parseVariables } from '../../shared/serialised.ts';
 import type { VisiblePage, VisiblePost } from './search.index.repository.ts';
@@ -28,8 +28,9 @@ function sectionsOf(
   content: string,
   title: string,
   variables: string,
+  read?: ContentSection[],
 ): Array<Pick<Entry, 'fragment' | 'title' | 'content' | 'ordr'>> {
-  const sections = extractSections(content, { variables: parseVariables(variables) });
+  const sections = read ?? extractSections(content, { variables: parseVariables(variables) });
   if (sections[0]?.heading !== null) sections.unshift({ heading: null, anchor: null, text: '' });
   return sections.map((section, ordr) => ({
     fragment: section.anchor ?? '',
@@ -39,9 +40,9 @@ function sectionsOf(
   }));
 }
 
-/** A page's entries: one per section of its published contents. */
-export function pageEntries(page: VisiblePage): Entry[] {
-  return sectionsOf(page.content_published ?? '', page.title, page.variables).map((section) => ({
+/** A page's entries: one per section of its published contents (`read`: those sections, read elsewhere). */
+export function pageEntries(page: VisiblePage, read?: ContentSection[]): Entry[] {
+  return sectionsOf(page.content_published ?? '', page.title, page.variables, read).map((section) => ({
     project_id: page.project_id,
     version_id: page.version_id,
     documentation_id: page.documentation_id,
@@ -91,4 +92,30 @@ export async function entriesOf<T>(
   return entries;
 }
 
-export const entriesOfPages = (pages: readonly VisiblePage[]) => entriesOf(pages, pageEntries);
+/**
+ * How the sections of a large text are read elsewhere than on the event loop (a worker thread): a
+ * page of megabytes takes the parser seconds.
+ */
+export type LargeSections = (
+  content: string,
+  variables: Readonly<Record<string, unknown>>,
+) => Promise<ContentSection[]>;
+
+/** Texts from this many characters on are read by LargeSections, when there is one. */
+export const LARGE_SECTIONS_CHARS = 64 * 1024;
+
+export async function entriesOfPages(pages: readonly VisiblePage[], large?: LargeSections): Promise<Entry[]> {
+  if (large === undefined) return entriesOf(pages, pageEntries);
+  const entries: Entry[] = [];
+  let here = 0;
+  for (const page of pages) {
+    const content = page.content_published ?? '';
+    if (content.length >= LARGE_SECTIONS_CHARS) {
+      entries.push(...pageEntries(page, await large(content, parseVariables(page.variables))));
+      continue;
+    }
+    entries.push(...pageEntries(page));
+    if (++here % PAGES_PER_TURN === 0) await setImmediate();
+  }
+  return entries;
+}

@@ -4,7 +4,14 @@ import type { Executor } from '../../db/executor.ts';
 import type { ChangeWrites } from '../../db/change-writes.ts';
 import type { DefinitionFormat } from '../../openapi/definition.parser.ts';
 import { operationsInPlace, type IndexedOperation } from '../../openapi/reference-operations.ts';
-import { entriesOf, entriesOfPages, postEntries, withoutMarks, type Entry } from './search.entries.ts';
+import {
+  entriesOf,
+  entriesOfPages as entriesOfPagesHere,
+  postEntries,
+  withoutMarks,
+  type Entry,
+  type LargeSections,
+} from './search.entries.ts';
 import { searchIndexRepository as repo, type IndexScope } from './search.index.repository.ts';
 
 /**
@@ -28,7 +35,13 @@ export class SearchIndexer {
   constructor(
     private readonly dialect: DialectName,
     private readonly operations: OperationsReader = operationsInPlace,
+    /** the sections of large pages, read in a worker thread by the server; absent, in place */
+    private readonly largeSections?: LargeSections,
   ) {}
+
+  private entriesOfPages(pages: Parameters<typeof entriesOfPagesHere>[0]): Promise<Entry[]> {
+    return entriesOfPagesHere(pages, this.largeSections);
+  }
 
   /**
    * With `writes` on PostgreSQL, the old entries' delete and the new ones' insert join the change's
@@ -39,7 +52,7 @@ export class SearchIndexer {
     if (writes !== undefined && this.dialect === 'postgres') {
       writes.add(repo.deletion(trx, 'page_id', pageId));
       const pages = await repo.pages(trx, 'p.id', pageId);
-      const entries = await entriesOfPages(pages);
+      const entries = await this.entriesOfPages(pages);
       for (let start = 0; start < entries.length; start += BATCH) {
         writes.add(repo.insertion(trx, entries.slice(start, start + BATCH)));
       }
@@ -47,7 +60,7 @@ export class SearchIndexer {
     }
     await this.remove(trx, 'page_id', pageId);
     const pages = await repo.pages(trx, 'p.id', pageId);
-    await this.insert(trx, await entriesOfPages(pages));
+    await this.insert(trx, await this.entriesOfPages(pages));
   }
 
   async reference(trx: Executor, referenceId: number): Promise<void> {
@@ -69,7 +82,7 @@ export class SearchIndexer {
     await this.remove(trx, 'version_id', versionId);
     const pages = await repo.pages(trx, 'v.id', versionId);
     const references = await repo.references(trx, this.dialect === 'sqlite', 'v.id', versionId);
-    const entries = [...(await entriesOfPages(pages)), ...(await this.referenceEntries(references))];
+    const entries = [...(await this.entriesOfPages(pages)), ...(await this.referenceEntries(references))];
     await this.insert(trx, entries);
   }
 
@@ -80,7 +93,7 @@ export class SearchIndexer {
     const references = await repo.references(trx, this.dialect === 'sqlite', 'v.project_id', projectId);
     const posts = await repo.posts(trx, 'c.project_id', projectId);
     const entries = [
-      ...(await entriesOfPages(pages)),
+      ...(await this.entriesOfPages(pages)),
       ...(await this.referenceEntries(references)),
       ...(await entriesOf(posts, postEntries)),
     ];
@@ -99,7 +112,7 @@ export class SearchIndexer {
     await repo.deleteTextEntries(trx, projectId);
     const pages = await repo.pages(trx, 'v.project_id', projectId);
     const posts = await repo.posts(trx, 'c.project_id', projectId);
-    const entries = [...(await entriesOfPages(pages)), ...(await entriesOf(posts, postEntries))];
+    const entries = [...(await this.entriesOfPages(pages)), ...(await entriesOf(posts, postEntries))];
     await this.insert(trx, entries);
     return entries.length;
   }

@@ -1,7 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { DialectName } from '../../db/dialect.ts';
 import { toCount, type Executor } from '../../db/executor.ts';
-import { liveSections } from '../../db/visibility.ts';
+import { liveSections, stagedVersionIds } from '../../db/visibility.ts';
 import { fts5Expressions, tsQuery, type ParsedQuery } from './search.query.ts';
 
 export interface SearchFilter {
@@ -154,6 +154,9 @@ export class SearchRepository {
   ): Promise<SearchPage> {
     const { required, titles, excluded } = fts5Expressions(query);
     const without = excluded === null ? '' : ` NOT (${excluded})`;
+    // The entries of versions an import is still writing, hidden until it ends (decision 0020).
+    const notStaged = sql`search_fts.rowid not in (
+      select e.id from search_entries e where e.version_id in (${stagedVersionIds(db)}))`;
     const all = `(${scope}) AND ((${required})${without})`;
     const titled = `(${scope}) AND ((${titles})${without})`;
     const rest = `(${all}) NOT (${titles})`;
@@ -162,7 +165,9 @@ export class SearchRepository {
         (
           await sql<{
             n: number;
-          }>`select count(*) as n from search_fts where search_fts match ${match}`.execute(db)
+          }>`select count(*) as n from search_fts where search_fts match ${match} and ${notStaged}`.execute(
+            db,
+          )
         ).rows[0]?.n,
       );
     const ranked = async (match: string, take: number, skip: number) =>
@@ -170,7 +175,7 @@ export class SearchRepository {
         ? []
         : (
             await sql<{ id: number }>`
-              select rowid as id from search_fts where search_fts match ${match}
+              select rowid as id from search_fts where search_fts match ${match} and ${notStaged}
               order by ${BM25}, rowid limit ${take} offset ${skip}`.execute(db)
           ).rows.map((row) => row.id);
 

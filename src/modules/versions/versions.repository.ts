@@ -62,6 +62,45 @@ export const versionsRepository = {
     return mapUnique(() => db.insertInto('versions').values(values).returningAll().executeTakeFirstOrThrow());
   },
 
+  /**
+   * Versions an import is writing in steps (decision 0020): hidden as deleted between its steps and
+   * marked with the importing process; shown inside each step's transaction, so that the services
+   * write into them as into any version, and made live for good by the import's last step.
+   */
+  async hideStaged(db: Executor, ids: readonly number[], holder: string, at: string): Promise<void> {
+    if (ids.length === 0) return;
+    await db
+      .updateTable('versions')
+      .set({ deleted_at: at, import_stage: holder })
+      .where('id', 'in', ids)
+      .execute();
+  },
+
+  async showStaged(db: Executor, ids: readonly number[], holder: string, live: boolean): Promise<void> {
+    if (ids.length === 0) return;
+    await db
+      .updateTable('versions')
+      .set(live ? { deleted_at: null, import_stage: null } : { deleted_at: null })
+      .where('id', 'in', ids)
+      .where('import_stage', '=', holder)
+      .execute();
+  },
+
+  /** Every staged version of every project, with the process that writes it. */
+  staged(db: Executor): Promise<Array<{ id: number; import_stage: string }>> {
+    return db
+      .selectFrom('versions')
+      .select(['id', 'import_stage'])
+      .where('import_stage', 'is not', null)
+      .$narrowType<{ import_stage: string }>()
+      .execute();
+  },
+
+  /** Removes a version staged by `holder` for good, with what hangs on it by its foreign keys. */
+  async removeStaged(db: Executor, id: number, holder: string): Promise<void> {
+    await db.deleteFrom('versions').where('id', '=', id).where('import_stage', '=', holder).execute();
+  },
+
   update(db: Executor, id: number, values: Updateable<VersionsTable>): Promise<VersionRow> {
     return mapUnique(() =>
       db.updateTable('versions').set(values).where('id', '=', id).returningAll().executeTakeFirstOrThrow(),

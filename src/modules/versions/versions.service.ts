@@ -82,6 +82,28 @@ export class VersionsService {
     return row;
   }
 
+  /**
+   * The versions of an import written in steps (decision 0020): hidden as deleted, named by their
+   * importing process, between the steps; shown within each (`live`: for good, at its last).
+   */
+  hideStaged(db: Executor, ids: readonly number[], holder: string): Promise<void> {
+    return repo.hideStaged(db, ids, holder, toStoredDate(this.clock.now()));
+  }
+
+  showStaged(db: Executor, ids: readonly number[], holder: string, live: boolean): Promise<void> {
+    return repo.showStaged(db, ids, holder, live);
+  }
+
+  /** Every version an import is writing or left, with the process that writes it. */
+  staged(db: Executor): Promise<Array<{ id: number; import_stage: string }>> {
+    return repo.staged(db);
+  }
+
+  /** Removes a staged version and everything in it for good (its search entries first: see import.stage.ts). */
+  removeStaged(db: Executor, id: number, holder: string): Promise<void> {
+    return repo.removeStaged(db, id, holder);
+  }
+
   /** Serialises the writers of a version's list of sections on PostgreSQL (a row lock on the version). */
   lockSections(db: Executor, versionId: number): Promise<void> {
     return repo.lockVersion(db, this.dialect, versionId);
