@@ -30,6 +30,7 @@ import { searchChangeStamps } from './migrations/0015-search-change-stamps.ts';
 import { site } from './migrations/0016-site.ts';
 import { formerSlugs } from './migrations/0017-former-slugs.ts';
 import { webhookStamps } from './migrations/0018-webhook-stamps.ts';
+import { readerLogin } from './migrations/0019-reader-login.ts';
 
 /** Append-only: never edit a migration that has shipped; add the next one here. */
 const MIGRATIONS: readonly Migration[] = [
@@ -51,6 +52,7 @@ const MIGRATIONS: readonly Migration[] = [
   site,
   formerSlugs,
   webhookStamps,
+  readerLogin,
 ];
 
 /**

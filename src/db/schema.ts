@@ -5,6 +5,7 @@ import type {
   WebhooksTable,
   WebhookStampsTable,
 } from './schema.webhooks.ts';
+import type { MailOutboxTable, ReaderLoginTokensTable, ReaderSessionsTable } from './schema.reader-login.ts';
 
 export type {
   DeliveryStatus,
@@ -36,6 +37,8 @@ export interface ProjectsTable {
   site_css: string | null;
   /** the project's redirect rules, as the file gave them */
   site_redirects: string | null;
+  /** the key readers' tokens from the project's own login are checked with (reader-jwt-key.ts) */
+  reader_jwt_key: string | null;
   created: string;
   updated: string;
 }
@@ -308,4 +311,7 @@ export interface Database {
   navigation_stamps: NavigationStampsTable;
   rendered_contents: RenderedContentsTable;
   former_slugs: FormerSlugsTable;
+  reader_login_tokens: ReaderLoginTokensTable;
+  reader_sessions: ReaderSessionsTable;
+  mail_outbox: MailOutboxTable;
 }
