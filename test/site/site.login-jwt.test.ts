@@ -7,7 +7,9 @@ import { visit } from './site-helpers.ts';
 import { quire, useTempFiles } from './site-cli.ts';
 import { askForLink, cookieOf, grant, privateSite } from './login-helpers.ts';
 
-const t = useTestApp({ env: { RATE_LIMIT_SCALE: '100' } });
+const t = useTestApp({
+  env: { RATE_LIMIT_SCALE: '100', SITE_SESSION_SECRET: Buffer.alloc(32, 9).toString('base64') },
+});
 const tempFile = useTempFiles();
 
 const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 });

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { auditEntries } from '../helpers/factories.ts';
-import { buildTestApp, type TestApp } from '../helpers/test-app.ts';
+import fs from 'node:fs';
+import { buildTestApp, dialectName, type TestApp } from '../helpers/test-app.ts';
 import { SmtpReceiver } from '../helpers/smtp-receiver.ts';
 import { visit } from './site-helpers.ts';
 import {
@@ -15,6 +16,8 @@ import {
 } from './login-helpers.ts';
 
 const smtp = new SmtpReceiver();
+/** The same on every instance, as on PostgreSQL it must be. */
+const SECRET = Buffer.alloc(32, 7).toString('base64');
 let t: TestApp;
 
 beforeAll(async () => {
@@ -24,7 +27,9 @@ afterAll(async () => {
   await smtp.stop();
 });
 beforeEach(async () => {
-  t = await buildTestApp({ env: { SMTP_URL: smtp.url, MAIL_FROM: 'Docs <docs@example.com>' } });
+  t = await buildTestApp({
+    env: { SMTP_URL: smtp.url, MAIL_FROM: 'Docs <docs@example.com>', SITE_SESSION_SECRET: SECRET },
+  });
 });
 afterEach(async () => {
   await t.close();
@@ -50,7 +55,7 @@ describe('the login wall of a private site (site.md §6)', () => {
       expect(res.statusCode, path).toBe(302);
       const next = path === '/' ? '' : `?next=${encodeURIComponent(path)}`;
       expect(res.headers.location, path).toBe(`${w.root}/login${next}`);
-      expect(res.body, path).not.toContain('quokkaword');
+      expect(res.body, path).not.toContain('The quokkaword');
       expect(res.headers['cache-control']).toBe('private, no-store');
     }
     const login = await visit(t.app, `${w.root}/login?next=%2Fv1%2Fguides%2Fsecret`);
@@ -232,7 +237,9 @@ describe('the login wall of a private site (site.md §6)', () => {
     await down.start();
     const port = down.port;
     await down.stop();
-    const app = await buildTestApp({ env: { SMTP_URL: `smtp://127.0.0.1:${port}` } });
+    const app = await buildTestApp({
+      env: { SMTP_URL: `smtp://127.0.0.1:${port}`, SITE_SESSION_SECRET: SECRET },
+    });
     try {
       const w = await privateSite(app.deps, app.app);
       const email = unique('patient');
@@ -260,6 +267,57 @@ describe('the login wall of a private site (site.md §6)', () => {
         expect(opened.statusCode).toBe(302);
       } finally {
         await back.stop();
+      }
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('sessions across instances (site.md §6)', () => {
+  it('ends a session on one instance at the next request after its grant is revoked on another', async () => {
+    const other = await buildTestApp({
+      sharedWith: t,
+      env: { SMTP_URL: smtp.url, SITE_SESSION_SECRET: SECRET },
+    });
+    try {
+      const w = await privateSite(t.deps, t.app);
+      const email = unique('two-instances');
+      await grant(t.app, w.key, email);
+      await t.deps.mailDispatcher.drain();
+      const cookie = await signIn(t.deps, t.app, smtp, w.root, email);
+      const url = `${w.root}/v1/guides/secret`;
+      // The session signed by the first instance is good on the second (one secret, one database).
+      expect((await visit(other.app, url, { cookie })).statusCode).toBe(200);
+      await revoke(t.app, w.key, email);
+      expect((await visit(other.app, url, { cookie })).statusCode).toBe(302);
+    } finally {
+      await other.close();
+    }
+  });
+});
+
+describe('the server secret (site.md §6)', () => {
+  it('answers 503 on PostgreSQL without SITE_SESSION_SECRET, and the start says why; on SQLite a key file', async () => {
+    const app = await buildTestApp();
+    try {
+      const w = await privateSite(app.deps, app.app);
+      const res = await visit(app.app, `${w.root}/v1/guides/secret`, { cookie: 'quire_reader=unsigned' });
+      const warnings: string[] = [];
+      const log = {
+        info: () => undefined,
+        warn: (_d: object, message: string) => void warnings.push(message),
+      };
+      app.deps.jobs.find((job) => job.name === 'site session key')!.start(log);
+      if (dialectName === 'postgres') {
+        expect(res.statusCode).toBe(503);
+        expect(res.body).not.toContain('quokkaword');
+        expect(warnings.join()).toContain('SITE_SESSION_SECRET');
+      } else {
+        expect(res.statusCode).toBe(302);
+        expect(warnings).toEqual([]);
+        const name = app.deps.database.sqlite!.name;
+        expect(fs.existsSync(`${name}.site-key`)).toBe(true);
       }
     } finally {
       await app.close();
