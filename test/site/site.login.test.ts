@@ -299,7 +299,7 @@ describe('sessions across instances (site.md §6)', () => {
 
 describe('the server secret (site.md §6)', () => {
   it('answers 503 on PostgreSQL without SITE_SESSION_SECRET, and the start says why; on SQLite a key file', async () => {
-    const app = await buildTestApp();
+    const app = await buildTestApp({ env: { SITE_SESSION_SECRET: '' } });
     try {
       const w = await privateSite(app.deps, app.app);
       const res = await visit(app.app, `${w.root}/v1/guides/secret`, { cookie: 'quire_reader=unsigned' });
