@@ -229,8 +229,9 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   registerErrorHandling(app);
   // Before the API's hooks: a project's host serves its site on every path but Quire's own.
   site = buildSite(deps);
-  registerSite(app, site);
+  // The forms of every site (feedback) first: the site's own hook answers any other POST to a site.
   registerSiteForms(app, site, deps);
+  registerSite(app, site);
   // After the site's hook, and never for /sites/: a reader's site answers a long URL with a page of its
   // own (its search refuses a long query by name), never with the API's envelope.
   app.addHook('onRequest', (request, reply, done) => {

@@ -61,6 +61,16 @@ export interface Config {
    * `public, max-age=0, must-revalidate`; an operator behind a CDN may add `s-maxage`)
    */
   readonly siteCacheControl: string;
+  /**
+   * SITE_SESSION_SECRET: the key (32 bytes) that signs readers' session cookies on private sites and
+   * seals their projects' HS256 login secrets; null: a key file beside a SQLite database, a key per
+   * process in memory, none on PostgreSQL (private sites answer 503)
+   */
+  readonly siteSessionSecret: Buffer | null;
+  /** SMTP_URL: where readers' mail goes (`smtp://` or `smtps://`, user and password in it); null: the log */
+  readonly smtpUrl: string | null;
+  /** MAIL_FROM: the sender of readers' mail */
+  readonly mailFrom: string;
 }
 
 export class ConfigError extends Error {
@@ -205,17 +215,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
   const workerThreads = count('WORKER_THREADS', 1, 64);
   const workerMemoryMb = count('WORKER_MEMORY_MB', 32, 16_384) ?? 1_024;
 
-  let webhookSecretKey: Buffer | null = null;
-  const rawWebhookKey = get('WEBHOOK_SECRET_KEY');
-  if (rawWebhookKey !== undefined) {
-    const decoded = Buffer.from(rawWebhookKey, 'base64');
-    // The value itself is never echoed: it is a secret.
-    if (!/^[A-Za-z0-9+/]+={0,2}$/.test(rawWebhookKey) || decoded.length !== 32) {
-      problems.push(
-        'WEBHOOK_SECRET_KEY must be base64 of exactly 32 random bytes (e.g. the output of `openssl rand -base64 32`)',
-      );
-    } else webhookSecretKey = decoded;
-  }
+  const webhookSecretKey = base64Key(get('WEBHOOK_SECRET_KEY'), 'WEBHOOK_SECRET_KEY', problems);
 
   const webhookAllowPrivate = flag('WEBHOOK_ALLOW_PRIVATE', false);
   const webhookTimeoutMs = milliseconds('WEBHOOK_TIMEOUT', 10_000);
@@ -231,6 +231,18 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
   const siteCacheControl = get('SITE_CACHE_CONTROL')?.trim() || 'public, max-age=0, must-revalidate';
   if (!/^[A-Za-z0-9=,\- ]+$/.test(siteCacheControl)) {
     problems.push('SITE_CACHE_CONTROL may hold only directives such as public, max-age=0, s-maxage=60');
+  }
+
+  const siteSessionSecret = base64Key(get('SITE_SESSION_SECRET'), 'SITE_SESSION_SECRET', problems);
+
+  const smtpUrl = get('SMTP_URL') ?? null;
+  if (smtpUrl !== null && !/^smtps?:\/\/[^\s]+$/i.test(smtpUrl)) {
+    // Not echoed: the URL may hold a password.
+    problems.push("SMTP_URL must start with 'smtp://' or 'smtps://' (user and password may be in it)");
+  }
+  const mailFrom = get('MAIL_FROM') ?? 'Quire <quire@localhost>';
+  if (!/^([^<>\r\n]{0,100}<[^<>\s@]+@[^<>\s@]+>|[^<>\s@]+@[^<>\s@]+)$/.test(mailFrom)) {
+    problems.push(`MAIL_FROM must be an address, or a name and an address in <> (got '${mailFrom}')`);
   }
 
   if (problems.length > 0) throw new ConfigError(problems);
@@ -262,5 +274,19 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     renderAhead,
     sqliteMmapMb,
     siteCacheControl,
+    siteSessionSecret,
+    smtpUrl,
+    mailFrom,
   });
+}
+
+/** A key given as base64 of 32 bytes, or null when unset; the value is never echoed, being a secret. */
+function base64Key(raw: string | undefined, name: string, problems: string[]): Buffer | null {
+  if (raw === undefined) return null;
+  const decoded = Buffer.from(raw, 'base64');
+  if (/^[A-Za-z0-9+/]+={0,2}$/.test(raw) && decoded.length === 32) return decoded;
+  problems.push(
+    `${name} must be base64 of exactly 32 random bytes (e.g. the output of \`openssl rand -base64 32\`)`,
+  );
+  return null;
 }

@@ -25,6 +25,10 @@ import { DocumentationService } from './modules/documentation/documentation.serv
 import { PagesService } from './modules/pages/pages.service.ts';
 import { ProjectsService } from './modules/projects/projects.service.ts';
 import { ReaderAccessService } from './modules/reader-access/reader-access.service.ts';
+import { MailDispatcher } from './modules/reader-login/mail-dispatcher.ts';
+import { logSender, smtpSender } from './modules/reader-login/mail-sender.ts';
+import { ReaderLoginService } from './modules/reader-login/reader-login.service.ts';
+import { SiteKeys } from './modules/reader-login/site-keys.ts';
 import { RedirectsService } from './modules/redirects/redirects.service.ts';
 import { formerSlugsSubscriber } from './modules/redirects/redirects.subscriber.ts';
 import { ReferencesService } from './modules/references/references.service.ts';
@@ -66,6 +70,12 @@ export interface Deps {
   references: ReferencesService;
   pages: PagesService;
   readerAccess: ReaderAccessService;
+  /** readers' sign-in on private sites: links, sessions, the project's own login (site.md §6) */
+  readerLogin: ReaderLoginService;
+  /** sends the mail outbox (sign-in links, invitations); the server starts it, tests call drain() */
+  mailDispatcher: MailDispatcher;
+  /** the site's server secret: session cookies and sealed login secrets */
+  siteKeys: SiteKeys;
   changelogs: ChangelogsService;
   /** the broken-links report of a version */
   links: BrokenLinksService;
@@ -229,6 +239,15 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
   // transaction holds no other request up.
   const importStaging =
     database.dialect === 'sqlite' ? new ImportStaging(db, versions, searchIndex, changes) : null;
+  const siteKeys = SiteKeys.of(config, database);
+  const mailDispatcher = new MailDispatcher(
+    database,
+    clock,
+    config.smtpUrl === null ? logSender : smtpSender(config.smtpUrl, config.mailFrom),
+  );
+  const readerLogin = new ReaderLoginService(database, clock, counters, siteKeys, config, () =>
+    mailDispatcher.nudge(),
+  );
   const jobs = serverJobs({
     checkpointer,
     pages,
@@ -237,6 +256,9 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     workers,
     idempotency,
     importStaging,
+    mailDispatcher,
+    readerLogin,
+    siteKeys,
   });
   metrics?.watch({
     caches: {
@@ -269,7 +291,12 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     documentation,
     references,
     pages,
-    readerAccess: new ReaderAccessService(db, reader, clock, changes),
+    readerAccess: new ReaderAccessService(db, reader, clock, changes, (trx, projectId, email, root) =>
+      readerLogin.invite(trx, projectId, email, root),
+    ),
+    readerLogin,
+    mailDispatcher,
+    siteKeys,
     changelogs,
     links: new BrokenLinksService(database, versions, workers, linkScans),
     linkScans,

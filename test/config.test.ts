@@ -31,6 +31,9 @@ describe('configuration', () => {
       renderAhead: true,
       sqliteMmapMb: 1024,
       siteCacheControl: 'public, max-age=0, must-revalidate',
+      siteSessionSecret: null,
+      smtpUrl: null,
+      mailFrom: 'Quire <quire@localhost>',
     });
   });
 

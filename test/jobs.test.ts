@@ -18,7 +18,14 @@ describe('the background jobs of a server', () => {
   it('purge on start, each reporting what it purged, and close with the app', async () => {
     const { log, lines } = recordingLog();
     for (const job of t.deps.jobs) job.start(log);
-    const purged = ['deleted rows', 'old link scans', 'old rendered contents', 'old webhook deliveries'];
+    const purged = [
+      'deleted rows',
+      'old link scans',
+      'old rendered contents',
+      'old webhook deliveries',
+      'ended reader sessions and links',
+      'sent mail',
+    ];
     await expect
       .poll(() =>
         lines

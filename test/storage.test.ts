@@ -9,6 +9,7 @@ import { openDatabase } from '../src/db/dialect.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { upgradeDatabase } from '../src/upgrade.ts';
 import { createProject, createVersion } from './helpers/factories.ts';
+import { undoReaderLogin } from './helpers/later-migrations.ts';
 import { dialectName, useTestApp } from './helpers/test-app.ts';
 
 const t = useTestApp();
@@ -46,14 +47,9 @@ describe(`storage (${dialectName})`, () => {
     await sql`delete from ${table} where name = '9999-from-a-newer-build'`.execute(db);
     // A database the build before the last migration migrated: the next start applies that
     // migration, and only it.
-    await db.schema.dropIndex('versions_import_stage_idx').execute();
-    await db.schema.alterTable('versions').dropColumn('import_stage').execute();
-    // The migrations after it run again too (0020's is made so that it can).
-    await sql`delete from ${table} where name in ('0019-staged-imports', '0020-feedback')`.execute(db);
-    expect(await upgradeDatabase(t.deps.database, t.storage.schema)).toEqual([
-      '0019-staged-imports',
-      '0020-feedback',
-    ]);
+    await undoReaderLogin(db);
+    await sql`delete from ${table} where name = '0021-reader-login'`.execute(db);
+    expect(await upgradeDatabase(t.deps.database, t.storage.schema)).toEqual(['0021-reader-login']);
     expect(await upgradeDatabase(t.deps.database, t.storage.schema)).toEqual([]);
   });
 

@@ -7,7 +7,7 @@ import { oneOf, parseOptions, positiveInt, required, UsageError } from './args.t
 import { adminContext, type Command } from './command.ts';
 import { contentsCommands } from './content-commands.ts';
 import { listCommands } from './list-commands.ts';
-import { readTextFile } from './text-file.ts';
+import { readKeyFile, readTextFile } from './text-file.ts';
 
 const cli = { actor: CLI_ACTOR, ipAddress: null };
 const projectFlags = {
@@ -21,6 +21,7 @@ const projectFlags = {
   'site-color': { type: 'string' },
   'site-css': { type: 'string' },
   redirects: { type: 'string' },
+  'reader-jwt-key': { type: 'string' },
 } as const;
 
 /** A flag naming a file whose text is the setting; `''` clears the setting. */
@@ -119,8 +120,19 @@ export const COMMANDS: Record<string, Command> = {
       ...projectFields(values),
       ...(await siteFields(values)),
     };
-    if (Object.keys(fields).length === 0) throw new UsageError('nothing to update: give at least one option');
-    return deps.projects.update(await adminContext(deps, { projectId: id }), fields);
+    const jwtKey = values['reader-jwt-key'];
+    if (Object.keys(fields).length === 0 && jwtKey === undefined) {
+      throw new UsageError('nothing to update: give at least one option');
+    }
+    const ctx = await adminContext(deps, { projectId: id });
+    // The key of the project's own reader login: its bytes as they are ('' removes it).
+    if (jwtKey !== undefined) {
+      await deps.readerLogin.setJwtKey(
+        ctx,
+        jwtKey === '' ? null : await readKeyFile(jwtKey, 'reader-jwt-key'),
+      );
+    }
+    return Object.keys(fields).length === 0 ? deps.projects.get(id) : deps.projects.update(ctx, fields);
   },
   'key create': async (deps, args) => {
     const { values } = parseOptions(args, {

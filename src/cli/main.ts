@@ -10,6 +10,7 @@ const USAGE = `usage: quire <command>
   project create --name NAME [--plan free|grow|enterprise] [--access public|invite] [--base-path PATH] [--host URL] [--variables JSON] [site settings]
   project update ID [--name] [--plan] [--access] [--base-path] [--host] [--variables JSON] [site settings]
     site settings: [--site-logo DATA_URL|/PATH] [--site-color '#RRGGBB'] [--site-css FILE] [--redirects FILE] ('' clears one)
+    reader login (update only): [--reader-jwt-key FILE] (HS256 secret of 32+ bytes, or RS256/ES256 public key PEM; '' removes it)
   project list
   key create --project ID [--name NAME] [--permissions all|P1,P2,...] [--versions all|ID1,ID2,...] [--user USER_ID]
   key revoke ID

@@ -28,3 +28,21 @@ export async function readTextFile(file: string, flag: string): Promise<string> 
     throw new UsageError(`--${flag} ${file} is not UTF-8 text`);
   }
 }
+
+/** The most a key file may hold: a PEM public key is a few KiB at most. */
+const MAX_KEY_BYTES = 64 * 1024;
+
+/** A key file a flag names, as its bytes (an HS256 secret need not be text); the service checks them. */
+export async function readKeyFile(file: string, flag: string): Promise<Buffer> {
+  try {
+    const stat = await fs.stat(file);
+    if (!stat.isFile()) throw new UsageError(`--${flag} ${file} is not a file`);
+    if (stat.size > MAX_KEY_BYTES)
+      throw new UsageError(`--${flag} ${file} is ${stat.size} bytes, too large for a key`);
+    return await fs.readFile(file);
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    const code = (error as { code?: string }).code ?? 'unreadable';
+    throw new UsageError(`--${flag}: cannot read ${file} (${code})`);
+  }
+}

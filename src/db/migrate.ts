@@ -32,6 +32,7 @@ import { formerSlugs } from './migrations/0017-former-slugs.ts';
 import { webhookStamps } from './migrations/0018-webhook-stamps.ts';
 import { stagedImports } from './migrations/0019-staged-imports.ts';
 import { feedback } from './migrations/0020-feedback.ts';
+import { readerLogin } from './migrations/0021-reader-login.ts';
 
 /** Append-only: never edit a migration that has shipped; add the next one here. */
 const MIGRATIONS: readonly Migration[] = [
@@ -55,6 +56,7 @@ const MIGRATIONS: readonly Migration[] = [
   webhookStamps,
   stagedImports,
   feedback,
+  readerLogin,
 ];
 
 /**

@@ -6,6 +6,7 @@ import type {
   WebhookStampsTable,
 } from './schema.webhooks.ts';
 import type { FeedbackTable } from './schema.feedback.ts';
+import type { MailOutboxTable, ReaderLoginTokensTable, ReaderSessionsTable } from './schema.reader-login.ts';
 
 export type { FeedbackTable } from './schema.feedback.ts';
 export type {
@@ -38,6 +39,8 @@ export interface ProjectsTable {
   site_css: string | null;
   /** the project's redirect rules, as the file gave them */
   site_redirects: string | null;
+  /** the key readers' tokens from the project's own login are checked with (reader-jwt-key.ts) */
+  reader_jwt_key: string | null;
   created: string;
   updated: string;
 }
@@ -313,4 +316,7 @@ export interface Database {
   rendered_contents: RenderedContentsTable;
   former_slugs: FormerSlugsTable;
   feedback: FeedbackTable;
+  reader_login_tokens: ReaderLoginTokensTable;
+  reader_sessions: ReaderSessionsTable;
+  mail_outbox: MailOutboxTable;
 }

@@ -4,6 +4,9 @@ import type { IdempotencyService } from '../modules/idempotency/idempotency.serv
 import type { ImportStaging } from '../modules/import/import.stage.ts';
 import type { PagesService } from '../modules/pages/pages.service.ts';
 import type { WebhookDispatcher } from '../modules/webhooks/webhooks.dispatcher.ts';
+import type { MailDispatcher } from '../modules/reader-login/mail-dispatcher.ts';
+import type { ReaderLoginService } from '../modules/reader-login/reader-login.service.ts';
+import type { SiteKeys } from '../modules/reader-login/site-keys.ts';
 import type { WorkerPool } from '../workers/pool.ts';
 import { drained, periodic, type Job, type JobLog } from './job.ts';
 
@@ -20,6 +23,9 @@ export interface JobSources {
   idempotency: IdempotencyService;
   /** SQLite only */
   importStaging: ImportStaging | null;
+  mailDispatcher: MailDispatcher;
+  readerLogin: ReaderLoginService;
+  siteKeys: SiteKeys;
 }
 
 const reportPurged = (what: string) => (log: JobLog, purged: unknown) =>
@@ -57,6 +63,21 @@ export function serverJobs(from: JobSources): Job[] {
       start: () => from.webhookDispatcher.start(),
       close: () => from.webhookDispatcher.close(),
     },
+    // Mail (sign-in links, invitations) goes after the answers that queued it; every instance sends.
+    {
+      name: 'mail outbox',
+      start: (log) => from.mailDispatcher.start(log),
+      close: () => from.mailDispatcher.close(),
+    },
+    // Nothing runs: the start says why private sites will answer 503 (PostgreSQL without the secret).
+    {
+      name: 'site session key',
+      start: (log) => {
+        const missing = from.siteKeys.missing;
+        if (missing !== null) log.warn({}, missing);
+      },
+      close: async () => undefined,
+    },
     // In the background: the server answers at once, and the first upload finds a warm thread.
     {
       name: 'worker warm-up',
@@ -93,5 +114,7 @@ export function serverJobs(from: JobSources): Job[] {
     dailyPurge('old link scans', () => from.linkScans.purge()),
     dailyPurge('old rendered contents', () => from.pages.rendered.purge()),
     dailyPurge('old webhook deliveries', () => from.webhookDispatcher.purge()),
+    dailyPurge('ended reader sessions and links', () => from.readerLogin.purge()),
+    dailyPurge('sent mail', () => from.mailDispatcher.purge()),
   ];
 }

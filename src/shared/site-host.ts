@@ -18,3 +18,17 @@ export function normaliseBasePath(basePath: string | null | undefined): string {
   const parts = basePath.split('/').filter((part) => part !== '');
   return parts.length === 0 ? '' : `/${parts.join('/')}`;
 }
+
+/**
+ * The absolute root of a project's site (site.md §1): its host and base path when it has a host
+ * (https unless the setting says http), else `/sites/{id}` at the origin the caller was reached on.
+ */
+export function siteRootOf(
+  project: { id: number; host: string | null; basePath: string | null },
+  requestOrigin: string,
+): string {
+  const host = siteHostOf(project.host);
+  if (host === null) return `${requestOrigin}/sites/${project.id}`;
+  const protocol = /^http:\/\//i.test(project.host?.trim() ?? '') ? 'http' : 'https';
+  return `${protocol}://${host}${normaliseBasePath(project.basePath)}`;
+}

@@ -16,6 +16,8 @@ export type SiteAddress =
   | { kind: 'changelog'; changelog: string }
   | { kind: 'feed'; changelog: string }
   | { kind: 'post'; changelog: string; post: string }
+  | { kind: 'login'; step: 'form' | 'verify' | 'jwt' }
+  | { kind: 'logout' }
   | { kind: 'reserved'; name: string }
   | { kind: 'version'; version: string }
   | { kind: 'section'; version: string; section: string }
@@ -82,7 +84,11 @@ export function parseAddress(path: string): SiteAddress {
         ? { kind: 'feed', changelog: second }
         : { kind: 'post', changelog: second, post: third };
     case 'login':
+      if (count === 1) return { kind: 'login', step: 'form' };
+      if (count === 2 && (second === 'verify' || second === 'jwt')) return { kind: 'login', step: second };
+      return { kind: 'unknown' };
     case 'logout':
+      return count === 1 ? { kind: 'logout' } : { kind: 'unknown' };
     case 'mcp':
       return { kind: 'reserved', name: first };
     default:

@@ -72,8 +72,9 @@ async function serveForm(
     const context = await site.siteFor(request, at);
     if (context === null) return site.bareNotFound(reply);
     const ctx = { site: context, request };
-    // As every address of a private project is until reader sessions exist (site.md §6).
-    if (context.view.project.access === 'invite') {
+    // A private project's pages take feedback from its signed-in readers alone (site.md §6); nothing
+    // of the session is kept with it.
+    if (!(await site.mayRead(context, request))) {
       return sendSiteAnswer(request, reply, await site.notFound(context), 'no-store');
     }
     const form = await readForm(request);

@@ -7,6 +7,7 @@ import { parseAddress, type SiteAddress } from './site.address.ts';
 import { HTML, sendSiteAnswer, strongTag, type SiteAnswer } from './site.answer.ts';
 import { projectStylesheet, SiteAssets, type SiteAsset } from './site.assets.ts';
 import { href, type SiteContext } from './site.context.ts';
+import type { FormFields, SiteLogin } from './site.login.ts';
 import { htmlDocument } from './site.html.ts';
 import { BareDocument } from './templates/bare.tsx';
 import { LandingDocument } from './templates/landing.tsx';
@@ -69,6 +70,7 @@ export class SiteHandler {
   private readonly derivedOf = new WeakMap<ProjectView, Derived>();
   private readonly variants = new Map<SiteAddress['kind'], (request: FastifyRequest) => string>();
   private readonly missing: MissingHandler[] = [];
+  private login: SiteLogin | null = null;
 
   constructor(
     private readonly config: Config,
@@ -87,6 +89,53 @@ export class SiteHandler {
     this.handlers.set(kind, handler);
     if (variant) this.variants.set(kind, variant);
     else this.variants.delete(kind);
+  }
+
+  /** Puts private sites behind their login (site.md §6); without it they show only their not-found page. */
+  guard(login: SiteLogin): void {
+    this.login = login;
+  }
+
+  /**
+   * A form sent to a site (`POST {site}/login`, `POST {site}/logout` of a private one); any other is
+   * the site's not-found page.
+   */
+  async servePost(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    at: SiteRequest,
+    form: FormFields,
+  ): Promise<FastifyReply> {
+    try {
+      if (!Number.isSafeInteger(at.projectId) || at.projectId < 1 || at.projectId > MAX_ID) {
+        return this.bareNotFound(reply);
+      }
+      const stamp = await this.readers.stamp(at.projectId);
+      const view = await this.readers.view(at.projectId, stamp);
+      if (view === null) return this.bareNotFound(reply);
+      const site = this.siteOf(request, view, at, stamp);
+      const address = parseAddress(at.path);
+      const answer =
+        view.project.access === 'invite' && this.login !== null
+          ? await this.login.post(site, request, address, form)
+          : null;
+      return sendSiteAnswer(request, reply, answer ?? (await this.notFound(site)), 'private, no-store');
+    } catch (error) {
+      request.log.warn({ err: error }, 'the site could not answer');
+      if (reply.sent) return reply;
+      return reply
+        .code(503)
+        .header('retry-after', '2')
+        .header('cache-control', 'no-store')
+        .type(HTML)
+        .send(UNAVAILABLE);
+    }
+  }
+
+  /** Whether the request may read the site: a public one, or a private one with a live session. */
+  async mayRead(site: SiteContext, request: FastifyRequest): Promise<boolean> {
+    if (site.view.project.access !== 'invite') return true;
+    return this.login !== null && (await this.login.admits(site, request));
   }
 
   /** Adds what may answer an address that names nothing, tried in the order added. */
@@ -139,6 +188,18 @@ export class SiteHandler {
     const cacheControl =
       view.project.access === 'public' ? this.config.siteCacheControl : 'private, no-store';
     const address = parseAddress(at.path);
+    // A private site's wall (site.md §6, site.login.ts): its login addresses, and the session check of
+    // every other address but robots.txt and the site's own assets, before anything is looked up in
+    // the kept answers; past it, every reader of the site is given the same answers.
+    const walled = view.project.access === 'invite' && address.kind !== 'robots' && address.kind !== 'asset';
+    if (walled) {
+      const site = this.context(view, at, stamp, canonicalRoot, this.derived(view).css);
+      const gated =
+        this.login === null
+          ? await this.notFound(site)
+          : await this.login.gate(site, request, address, at.path);
+      if (gated !== null) return sendSiteAnswer(request, reply, gated, cacheControl);
+    }
     const variant = this.variants.get(address.kind)?.(request) ?? '';
     const key = `${at.projectId}\n${canonicalRoot}\n${at.root}\n${at.path}\n${variant}`;
     const query = request.url.indexOf('?');
@@ -147,8 +208,7 @@ export class SiteHandler {
       stamp !== null &&
       address.kind !== 'asset' &&
       address.kind !== 'search-json' &&
-      (query === -1 || address.kind !== 'search') &&
-      (view.project.access === 'public' || address.kind === 'robots');
+      (query === -1 || address.kind !== 'search');
     if (cacheable) {
       const kept = this.kept.get(key);
       if (kept && kept.stamp === stamp)
@@ -162,11 +222,6 @@ export class SiteHandler {
         this.asset(site, address.name) ?? (await this.notFound(site)),
         cacheControl,
       );
-    }
-    // Private projects are served once reader sessions exist (site.md §6); until then nothing of one
-    // leaves but robots.txt, which keeps crawlers out.
-    if (view.project.access === 'invite' && address.kind !== 'robots') {
-      return sendSiteAnswer(request, reply, await this.notFound(site), cacheControl);
     }
     const ctx = { site, request };
     const made =
@@ -275,8 +330,11 @@ export class SiteHandler {
       }
       case 'robots':
         return this.robots(site);
+      // A public site has no login; a private one's are answered before this (site.login.ts).
       case 'asset':
       case 'unknown':
+      case 'login':
+      case 'logout':
         return null;
       case 'page':
       case 'markdown':

@@ -35,6 +35,8 @@ function slugsOf(address: SiteAddress): string[] | null {
     case 'feed':
     case 'post':
     case 'reserved':
+    case 'login':
+    case 'logout':
     case 'reference':
     case 'unknown':
       return null;

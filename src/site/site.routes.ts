@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { SiteHandler } from './site.handler.ts';
+import { isUtf8 } from 'node:buffer';
+import type { SiteHandler, SiteRequest } from './site.handler.ts';
 
 /** Paths a project's host leaves to Quire itself (site.md §1). */
 const QUIRE_PATHS = ['/api/', '/healthz', '/readyz', '/metrics'];
@@ -38,6 +39,14 @@ export function registerSite(app: FastifyInstance, site: SiteHandler): void {
   app.addHook('onRequest', (request, reply, done) => {
     const host = request.headers.host;
     const path = pathOf(request.url);
+    // A form sent to a site (a private one's login and sign-out): read here, before the API's
+    // parsers, which take JSON alone.
+    if (request.method === 'POST' && host !== undefined && !ownedByQuire(path)) {
+      void postToSite(site, request, reply, host, path).then((served) => {
+        if (!served) done();
+      }, done);
+      return;
+    }
     if (
       host === undefined ||
       ownedByQuire(path) ||
@@ -64,18 +73,71 @@ async function onProjectHost(
   host: string,
   path: string,
 ): Promise<boolean> {
+  const at = await siteOnHost(site, host, path);
+  if (at === null) return false;
+  await site.serve(request, reply, at);
+  return true;
+}
+
+/** The most a site's form may send: an address and a path to return to. */
+const MAX_FORM_BYTES = 8 * 1024;
+
+/**
+ * A POST of a site's address: `/sites/{id}/…` on any host, or a path of a project's host; false when
+ * it is neither (Quire's own routes answer it).
+ */
+async function postToSite(
+  site: SiteHandler,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  host: string,
+  path: string,
+): Promise<boolean> {
+  const match = SITES.exec(request.url);
+  let at: SiteRequest | null = null;
+  if (match) {
+    at = { projectId: Number(match[1]), root: `/sites/${match[1] ?? ''}`, path: match[2] ?? '/' };
+  } else if (!path.startsWith('/sites/')) {
+    const chosen = await siteOnHost(site, host, path);
+    if (chosen !== null) at = chosen;
+  }
+  if (at === null) return false;
+  await site.servePost(request, reply, at, await readForm(request));
+  return true;
+}
+
+/** A form body (`application/x-www-form-urlencoded`, UTF-8, at most MAX_FORM_BYTES), or null. */
+function readForm(request: FastifyRequest): Promise<URLSearchParams | null> {
+  const type = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+  const declared = Number(request.headers['content-length'] ?? '0');
+  if (type !== 'application/x-www-form-urlencoded' || declared > MAX_FORM_BYTES) {
+    request.raw.resume();
+    return Promise.resolve(null);
+  }
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.raw.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_FORM_BYTES) chunks.push(chunk);
+    });
+    request.raw.on('end', () => {
+      const bytes = Buffer.concat(chunks);
+      resolve(size > MAX_FORM_BYTES || !isUtf8(bytes) ? null : new URLSearchParams(bytes.toString('utf8')));
+    });
+    request.raw.on('error', () => resolve(null));
+  });
+}
+
+/** The site of a project on this host whose base path is the longest to match `path`, or null. */
+async function siteOnHost(site: SiteHandler, host: string, path: string): Promise<SiteRequest | null> {
   const sites = await site.readers.sitesOnHost(host);
   const chosen = sites
     .filter((s) => s.basePath === '' || path === s.basePath || path.startsWith(`${s.basePath}/`))
     .sort((a, b) => b.basePath.length - a.basePath.length)[0];
-  if (chosen === undefined) return false;
+  if (chosen === undefined) return null;
   const below = path.slice(chosen.basePath.length);
-  await site.serve(request, reply, {
-    projectId: chosen.id,
-    root: chosen.basePath,
-    path: below === '' ? '/' : below,
-  });
-  return true;
+  return { projectId: chosen.id, root: chosen.basePath, path: below === '' ? '/' : below };
 }
 
 /**

@@ -4,6 +4,7 @@ import { ReaderMachine } from '../modules/readers/readers.machine.ts';
 import { registerChangelogs } from './site.changelogs.ts';
 import { describe } from './site.content.ts';
 import { SiteHandler } from './site.handler.ts';
+import { SiteLogin } from './site.login.ts';
 import { registerMachineFiles } from './site.machine.ts';
 import { registerPages } from './site.pages.ts';
 import { referencePages } from './site.reference.ts';
@@ -22,5 +23,6 @@ export function buildSite(deps: Deps): SiteHandler {
   registerMachineFiles(site, new ReaderMachine(deps.database.reader, describe));
   site.on('reference', referencePages(site, deps.references));
   registerRedirects(site, deps.redirects);
+  site.guard(new SiteLogin(deps.readerLogin, deps.siteKeys));
   return site;
 }

@@ -84,6 +84,8 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     // Background renders after each write would race the tests that count renders; the tests of
     // rendering ahead turn it on.
     RENDER_AHEAD: 'false',
+    // As a deployment on PostgreSQL must have it (private sites answer 503 without); '' unsets it.
+    SITE_SESSION_SECRET: Buffer.alloc(32, 1).toString('base64'),
     ...options.env,
   });
   const clock =

@@ -148,10 +148,11 @@ describe('what readers cannot see is not found at any page address', () => {
     );
   });
 
-  it('shows nothing of a project whose readers are invited, and keeps crawlers out', async () => {
+  it('shows nothing of a project whose readers are invited but its login, and keeps crawlers out', async () => {
     const project = await createProject(t.deps, { access: 'invite' });
     const res = await visit(t.app, `/sites/${project.id}/`);
-    expect(res.statusCode).toBe(404);
+    expect(res.statusCode).toBe(302);
+    expect(res.headers.location).toBe(`/sites/${project.id}/login`);
     expect(res.headers['cache-control']).toBe('private, no-store');
     const robots = await visit(t.app, `/sites/${project.id}/robots.txt`);
     expect(robots.body).toBe('User-agent: *\nDisallow: /\n');

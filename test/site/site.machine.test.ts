@@ -178,11 +178,12 @@ describe('the reader site: sitemap.xml', () => {
     expect([...(await sitemapOf(root)).keys()]).toEqual(['/', '/changelog/notes/new', '/changelog/notes']);
   });
 
-  it('gives nothing of a private project but its 404', async () => {
+  it('gives nothing of a private project without a session but the way to its login', async () => {
     const project = await createProject(t.deps, { access: 'invite' });
     for (const file of ['sitemap.xml', 'llms.txt']) {
       const res = await visit(t.app, `/sites/${project.id}/${file}`);
-      expect(res.statusCode, file).toBe(404);
+      expect(res.statusCode, file).toBe(302);
+      expect(res.headers.location, file).toBe(`/sites/${project.id}/login?next=%2F${file}`);
       expect(res.headers['cache-control']).toBe('private, no-store');
     }
   });

@@ -241,9 +241,9 @@ describe('the reader site: API references', () => {
       .where('id', '=', mine.json<{ id: number }>().id)
       .execute();
     await notFound('/v1/ref/gone');
-    // An invite project's references are not served before reader sessions exist.
+    // An invite project's references are behind its login.
     const invite = await createProject(t.deps, { access: 'invite' });
-    expect((await visit(t.app, `/sites/${invite.id}/v1/ref/pets-api`)).statusCode).toBe(404);
+    expect((await visit(t.app, `/sites/${invite.id}/v1/ref/pets-api`)).statusCode).toBe(302);
   });
 
   it('shows a Swagger 2 document as its OpenAPI 3 conversion', async () => {

@@ -79,12 +79,13 @@ describe('the reader site: search finds what readers see, and leads to it', () =
     expect(resultLinks(elsewhere.body)).toEqual([`/sites/${other.project.id}/v1/guides/elsewhere`]);
   });
 
-  it('answers nothing of a private project, page or suggestions', async () => {
+  it('answers nothing of a private project without a session, page or suggestions', async () => {
     const w = await createWorld(t.deps, { access: 'invite' });
     await sitePage(t.app, w.key, w.documentation.id, { title: 'Secret', content: 'The secretword.' });
     for (const url of ['/search?q=secretword', '/search/results.json?q=secretword']) {
       const res = await visit(t.app, `/sites/${w.project.id}${url}`);
-      expect(res.statusCode).toBe(404);
+      expect(res.statusCode).toBe(302);
+      expect(res.headers.location).toBe(`/sites/${w.project.id}/login?next=${encodeURIComponent(url)}`);
       expect(res.body).not.toContain('secretword</');
       expect(res.body).not.toContain('/v1/guides/');
     }

@@ -1,6 +1,7 @@
 import type { ProjectSettings } from '../../auth/actor.ts';
 import { formatApiDate } from '../../shared/dates.ts';
 import { parseVariables } from '../../shared/serialised.ts';
+import { jwtAlgorithmOf, type JwtAlgorithm } from '../reader-login/reader-jwt-key.ts';
 import type { ProjectRow } from './projects.repository.ts';
 
 export interface ProjectRecord extends ProjectSettings {
@@ -12,6 +13,8 @@ export interface ProjectRecord extends ProjectSettings {
   siteCss: string | null;
   /** the redirect rules file's text */
   redirects: string | null;
+  /** the algorithm of the key its own login signs readers' tokens with, or null (never the key) */
+  readerJwtKey: JwtAlgorithm | null;
   created: string;
   updated: string;
 }
@@ -35,6 +38,7 @@ export function presentProject(row: ProjectRow): ProjectRecord {
     siteColor: row.site_color,
     siteCss: row.site_css,
     redirects: row.site_redirects,
+    readerJwtKey: jwtAlgorithmOf(row.reader_jwt_key),
     created: formatApiDate(row.created),
     updated: formatApiDate(row.updated),
   };

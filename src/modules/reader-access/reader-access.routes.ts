@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { contextOf } from '../../http/change-context.ts';
 import { errorResponses } from '../../http/schemas.ts';
+import { siteRootOf } from '../../shared/site-host.ts';
 import {
   ReaderAccessGrantBody,
   ReaderAccessRevokeBody,
@@ -36,13 +37,20 @@ export const readerAccessRoutes: FastifyPluginAsyncTypebox<{ readerAccess: Reade
         operationId: 'grantReaderAccess',
         summary: 'Grant reader access to an e-mail (projects protected by e-mail invite only)',
         description:
-          'Granting an e-mail that already has a grant re-activates it and sets the new expiresAt.',
+          'Granting an e-mail that already has a grant re-activates it and sets the new expiresAt. ' +
+          'Each grant mails the address an invitation with a single-use sign-in link to the site, ' +
+          'valid until the grant expires and at most 30 days.',
         tags: ['reader-access'],
         body: ReaderAccessGrantBody,
         response: { 200: ReaderAccessSchema, ...errorResponses(413, 415) },
       },
     },
-    (request) => readerAccess.grant(contextOf(request), request.body),
+    (request) => {
+      const ctx = contextOf(request);
+      // The invitation's link leads to the project's site: its host, or /sites/{id} where the API is.
+      const root = siteRootOf(ctx.scope.project, `${request.protocol}://${request.host}`);
+      return readerAccess.grant(ctx, request.body, root);
+    },
   );
 
   app.patch(

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { UseCaseContext } from '../../auth/actor.ts';
 import type { Clock } from '../../clock.ts';
 import type { Database } from '../../db/schema.ts';
@@ -20,12 +20,21 @@ export interface ReaderAccessGrantInput {
 const EMAIL_FIELD = 'body.email';
 const EXPIRES_FIELD = 'body.expiresAt';
 
+/** Queues the invitation mail of a grant, in the grant's transaction (site.md §6). */
+export type Invite = (
+  trx: Transaction<Database>,
+  projectId: number,
+  email: string,
+  siteRoot: string,
+) => Promise<void>;
+
 export class ReaderAccessService {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly reader: Kysely<Database>,
     private readonly clock: Clock,
     private readonly changes: ChangeRecorder,
+    private readonly invite: Invite | null = null,
   ) {}
 
   async list(ctx: UseCaseContext): Promise<ReaderAccess[]> {
@@ -33,8 +42,11 @@ export class ReaderAccessService {
     return rows.map(presentReaderAccess);
   }
 
-  /** Creates a grant, or re-activates and updates the email's existing one (one grant per email). */
-  async grant(ctx: UseCaseContext, input: ReaderAccessGrantInput): Promise<ReaderAccess> {
+  /**
+   * Creates a grant, or re-activates and updates the email's existing one (one grant per email), and
+   * sends the address an invitation with a sign-in link to the site at `siteRoot`, when given.
+   */
+  async grant(ctx: UseCaseContext, input: ReaderAccessGrantInput, siteRoot?: string): Promise<ReaderAccess> {
     if (ctx.scope.project.access !== 'invite') {
       throw new BadRequestError(
         'Reader access can only be granted in a project protected by e-mail invite; this project is public.',
@@ -73,6 +85,7 @@ export class ReaderAccessService {
         access,
         before: existing ? presentReaderAccess(existing) : null,
       });
+      if (this.invite !== null && siteRoot !== undefined) await this.invite(trx, projectId, email, siteRoot);
       return access;
     });
   }

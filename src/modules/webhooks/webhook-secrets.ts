@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import fs from 'node:fs';
 import { ServiceUnavailableError } from '../../errors.ts';
+import { readOrCreateKeyFile } from '../../shared/key-file.ts';
 
 const SECRET_BYTES = 24;
 const IV_BYTES = 12;
@@ -76,7 +76,7 @@ export class SecretBox {
       case 'process':
         return randomBytes(32);
       case 'file':
-        return readOrCreateKeyFile(this.source.path);
+        return readOrCreateKeyFile(this.source.path, 'webhook');
       case 'none':
         throw new ServiceUnavailableError(
           'Webhooks need WEBHOOK_SECRET_KEY (base64 of 32 bytes) on PostgreSQL, the same on every ' +
@@ -85,26 +85,4 @@ export class SecretBox {
         );
     }
   }
-}
-
-/**
- * The key file: written whole under a temporary name, then linked to its place, which fails if the
- * file exists; so two processes starting at once agree on the one that won, and nobody reads a half
- * written file. A file that exists is read, and must hold 32 bytes.
- */
-function readOrCreateKeyFile(path: string): Buffer {
-  const key = randomBytes(32);
-  const temporary = `${path}.${process.pid}.${randomBytes(4).toString('hex')}`;
-  fs.writeFileSync(temporary, `${key.toString('base64')}\n`, { mode: 0o600 });
-  try {
-    fs.linkSync(temporary, path);
-    return key;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  } finally {
-    fs.rmSync(temporary, { force: true });
-  }
-  const stored = Buffer.from(fs.readFileSync(path, 'utf8').trim(), 'base64');
-  if (stored.length !== 32) throw new Error(`The webhook key file ${path} does not hold 32 bytes in base64.`);
-  return stored;
 }

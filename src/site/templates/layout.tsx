@@ -23,6 +23,8 @@ export interface LayoutProps {
   header?: ComponentChildren;
   /** the version the header's search box searches (the page's, when there are several); all when unset */
   searchVersion?: string | undefined;
+  /** the login page of a private site: no sign-out button, as nobody is signed in */
+  loginPage?: boolean;
   children: ComponentChildren;
 }
 
@@ -31,7 +33,7 @@ export interface LayoutProps {
  * theme toggle, the main content, a footer. Semantic landmarks and a skip link; no script is needed
  * to read or navigate.
  */
-export function Layout({ site, head, header, searchVersion, children }: LayoutProps) {
+export function Layout({ site, head, header, searchVersion, loginPage, children }: LayoutProps) {
   const { project } = site.view;
   const documentTitle = head.title === project.name ? project.name : `${head.title} | ${project.name}`;
   return (
@@ -99,6 +101,11 @@ export function Layout({ site, head, header, searchVersion, children }: LayoutPr
             <ul id="site-suggestions" class="suggestions" role="listbox" aria-label="Suggestions" />
           </form>
           {header}
+          {project.access === 'invite' && loginPage !== true ? (
+            <form class="sign-out" action={href(site, '/logout')} method="post">
+              <button type="submit">Sign out</button>
+            </form>
+          ) : null}
           <button type="button" class="theme-toggle" aria-pressed="false" hidden>
             Dark theme
           </button>

@@ -1,0 +1,83 @@
+import type { FastifyInstance } from 'fastify';
+import { expect } from 'vitest';
+import type { Deps } from '../../src/deps.ts';
+import { createWorld } from '../helpers/factories.ts';
+import { client } from '../helpers/test-app.ts';
+import { linkIn, type SmtpReceiver } from '../helpers/smtp-receiver.ts';
+import { sitePage } from './site-helpers.ts';
+
+/** A private project with a published page `/v1/guides/secret`; its site's root. */
+export async function privateSite(deps: Deps, app: FastifyInstance) {
+  const w = await createWorld(deps, { access: 'invite' });
+  await sitePage(app, w.key, w.documentation.id, {
+    title: 'Secret plans',
+    slug: 'secret',
+    content: 'The quokkaword.',
+  });
+  return { ...w, root: `/sites/${w.project.id}` };
+}
+
+export async function grant(app: FastifyInstance, key: string, email: string, expiresAt?: string) {
+  const res = await client(app, key).post('/reader-access', { email, ...(expiresAt ? { expiresAt } : {}) });
+  expect(res.statusCode, res.body).toBe(200);
+}
+
+export async function revoke(app: FastifyInstance, key: string, email: string) {
+  const res = await client(app, key).patch('/reader-access', { email });
+  expect(res.statusCode, res.body).toBe(200);
+}
+
+/** POST {site}/login as the form sends it, from a client address. */
+export function askForLink(
+  app: FastifyInstance,
+  root: string,
+  email: string,
+  from = '10.0.0.1',
+  next?: string,
+) {
+  const body = new URLSearchParams({ email, ...(next !== undefined ? { next } : {}) }).toString();
+  return app.inject({
+    method: 'POST',
+    url: `${root}/login`,
+    payload: body,
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    remoteAddress: from,
+  });
+}
+
+/** The `name=value` of a Set-Cookie answer, ready for a Cookie header; null when none was set. */
+export function cookieOf(res: { headers: Record<string, unknown> }): string | null {
+  const header = res.headers['set-cookie'];
+  const first = Array.isArray(header) ? String(header[0]) : typeof header === 'string' ? header : null;
+  return first === null ? null : (first.split(';')[0] ?? null);
+}
+
+/** Opens a mailed link on the app; the answer. */
+export function openLink(app: FastifyInstance, link: URL) {
+  return app.inject({ method: 'GET', url: `${link.pathname}${link.search}` });
+}
+
+/** Sends the outbox and answers the newest link mailed to `email`. */
+export async function mailedLink(deps: Deps, smtp: SmtpReceiver, email: string): Promise<URL> {
+  await deps.mailDispatcher.drain();
+  const mails = smtp.to(email);
+  const last = mails[mails.length - 1];
+  if (last === undefined) throw new Error(`no mail to ${email}`);
+  return linkIn(last);
+}
+
+/** A session cookie for `email` on a private site, by a mailed link. */
+export async function signIn(
+  deps: Deps,
+  app: FastifyInstance,
+  smtp: SmtpReceiver,
+  root: string,
+  email: string,
+): Promise<string> {
+  expect((await askForLink(app, root, email)).statusCode).toBe(200);
+  const opened = await openLink(app, await mailedLink(deps, smtp, email));
+  expect(opened.statusCode, opened.body).toBe(302);
+  const cookie = cookieOf(opened);
+  expect(cookie).not.toBeNull();
+  return cookie as string;
+}
