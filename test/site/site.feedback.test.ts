@@ -250,7 +250,7 @@ describe('reader feedback on the site (site.md §7)', () => {
     expect(await storedFeedback(t.deps, s.project.id)).toHaveLength(6);
   });
 
-  it('takes nothing on a private project until reader sessions exist', async () => {
+  it('takes nothing on a private project from a reader without a session', async () => {
     const w = await createWorld(t.deps, { access: 'invite' });
     await sitePage(t.app, w.key, w.documentation.id, { title: 'Start', slug: 'start' });
     const res = await sendFeedback(t.app, `/sites/${w.project.id}`, {

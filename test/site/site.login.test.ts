@@ -3,6 +3,7 @@ import { auditEntries } from '../helpers/factories.ts';
 import fs from 'node:fs';
 import { buildTestApp, dialectName, type TestApp } from '../helpers/test-app.ts';
 import { SmtpReceiver } from '../helpers/smtp-receiver.ts';
+import { sendFeedback, storedFeedback } from './feedback-helpers.ts';
 import { visit } from './site-helpers.ts';
 import {
   askForLink,
@@ -322,5 +323,31 @@ describe('the server secret (site.md §6)', () => {
     } finally {
       await app.close();
     }
+  });
+});
+
+describe('feedback on a private site (site.md §6, §7)', () => {
+  it('is taken from a signed-in reader, and keeps nothing of the session', async () => {
+    const w = await privateSite(t.deps, t.app);
+    const email = unique('reader');
+    await grant(t.app, w.key, email);
+    const fields = { page: '/v1/guides/secret', helpful: 'no', message: 'More examples, please.' };
+    const without = await sendFeedback(t.app, w.root, fields);
+    expect(without.statusCode).toBe(404);
+    expect(await storedFeedback(t.deps, w.project.id)).toEqual([]);
+    const cookie = await signIn(t.deps, t.app, smtp, w.root, email);
+    const page = await visit(t.app, `${w.root}/v1/guides/secret`, { cookie });
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('Was this page helpful?');
+    const sent = await sendFeedback(t.app, w.root, fields, { cookie });
+    expect(sent.statusCode, sent.body).toBe(303);
+    expect(sent.headers['set-cookie']).toBeUndefined();
+    const stored = await storedFeedback(t.deps, w.project.id);
+    expect(stored).toHaveLength(1);
+    expect(JSON.stringify(stored)).not.toContain(email);
+    // The grant revoked, the session no longer counts.
+    await revoke(t.app, w.key, email);
+    expect((await sendFeedback(t.app, w.root, fields, { cookie })).statusCode).toBe(404);
+    expect(await storedFeedback(t.deps, w.project.id)).toHaveLength(1);
   });
 });
