@@ -3,12 +3,18 @@ import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import { MAX_FEEDBACK_MESSAGE } from '../modules/feedback/feedback.schemas.ts';
 import type { FeedbackService } from '../modules/feedback/feedback.service.ts';
-import type { NavPage } from '../modules/readers/readers.service.ts';
 import type { CounterStore } from '../ratelimit/counter-store.ts';
 import { parseAddress } from './site.address.ts';
 import type { SiteAnswer } from './site.answer.ts';
 import { href, type SiteContext } from './site.context.ts';
 import type { AddressContext, SiteHandler } from './site.handler.ts';
+
+/** A page that takes feedback: its id, and its title and address on the site. */
+interface FeedbackPage {
+  id: number;
+  title: string;
+  path: string;
+}
 import { FEEDBACK_THANKS, FeedbackRefusalDocument } from './templates/feedback.tsx';
 
 /** Where pages send "Was this page helpful?", below the site's root: `_site` is no version's slug. */
@@ -89,22 +95,27 @@ export class SiteFeedback {
     return { status: 303, type: 'text/plain; charset=utf-8', body: `See ${location}`, location };
   }
 
-  /** The page a form names, when readers see it in its version's navigation (listed, published). */
-  private async pageOf(site: SiteContext, path: string): Promise<NavPage | null> {
+  /**
+   * The page a form names, when readers can read it at its address (published, in a published section
+   * and version; listed or not, as every page the site serves ends with the form).
+   */
+  private async pageOf(site: SiteContext, path: string): Promise<FeedbackPage | null> {
     if (!path.startsWith('/') || path.length > MAX_PAGE_FIELD) return null;
     const address = parseAddress(path);
     if (address.kind !== 'page') return null;
     const navigation = await this.site.navigation(site, address.version);
     const section = navigation?.bySlug.get(address.section);
     if (!navigation || !section) return null;
-    return navigation.order.find((p) => p.sectionId === section.id && p.slug === address.page) ?? null;
+    const row = await this.site.readers.readablePage(section.id, address.page);
+    if (!row) return null;
+    return { id: row.id, title: row.title, path: `/${navigation.version.slug}/${section.slug}/${row.slug}` };
   }
 
   private refusal(
     site: SiteContext,
     status: 400 | 403 | 404 | 429,
     text: string,
-    back: NavPage | null,
+    back: FeedbackPage | null,
   ): SiteAnswer {
     return this.site.html(
       FeedbackRefusalDocument({ site, title: 'Your feedback was not sent', text, back }),

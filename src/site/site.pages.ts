@@ -76,8 +76,8 @@ export function registerPages(handler: SiteHandler, pages: PagesService): void {
         parents,
         switchTargets: await switchTargets(site, navigation, section.slug, row.slug),
         canonical: `${site.canonicalRoot}${path}`,
-        // Only pages readers find take feedback (site.feedback.ts); an unlisted one shows no form.
-        feedbackAction: Number(row.listed) === 1 ? href(site, FEEDBACK_FORM_PATH) : null,
+        // Every page the site serves ends with the form (site.md §7), an unlisted one too.
+        feedbackAction: href(site, FEEDBACK_FORM_PATH),
       }),
     );
   }

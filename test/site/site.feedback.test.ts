@@ -165,7 +165,7 @@ describe('reader feedback on the site (site.md §7)', () => {
     expect(await storedFeedback(t.deps, s.project.id)).toHaveLength(1);
   });
 
-  it('takes feedback only on pages readers see: not deleted, unpublished or unlisted ones', async () => {
+  it('takes feedback on every page readers can read, unlisted ones too, and on no other', async () => {
     const s = await siteWithPage();
     const api = client(t.app, s.key);
     await sitePage(t.app, s.key, s.documentation.id, {
@@ -180,11 +180,15 @@ describe('reader feedback on the site (site.md §7)', () => {
     });
     const deleted = await sitePage(t.app, s.key, s.documentation.id, { title: 'Gone', slug: 'gone' });
     expect((await api.delete(`/page/${deleted}`)).statusCode).toBe(200);
-    // An unlisted page is readable at its address but shows no form.
+    // An unlisted page is readable at its address, and ends with the form as every page does.
     const hiddenPage = await visit(t.app, `${s.root}/v1/guides/hidden`);
     expect(hiddenPage.statusCode).toBe(200);
-    expect(hiddenPage.body).not.toContain('feedback-form');
-    for (const slug of ['hidden', 'draft', 'gone']) {
+    expect(hiddenPage.body).toContain('feedback-form');
+    const unlisted = await sendFeedback(t.app, s.root, { page: '/v1/guides/hidden', helpful: 'yes' });
+    expect(unlisted.statusCode, unlisted.body).toBe(303);
+    expect(unlisted.headers.location).toBe(`${s.root}/v1/guides/hidden#feedback-thanks`);
+    expect(await storedFeedback(t.deps, s.project.id)).toHaveLength(1);
+    for (const slug of ['draft', 'gone']) {
       const res = await sendFeedback(t.app, s.root, { page: `/v1/guides/${slug}`, helpful: 'yes' });
       expect(res.statusCode, slug).toBe(404);
       expect(res.body).toContain('<h1>Your feedback was not sent</h1>');
@@ -201,7 +205,7 @@ describe('reader feedback on the site (site.md §7)', () => {
     expect((await sendFeedback(t.app, s.root, { page: '/v1/guides/start', helpful: 'yes' })).statusCode).toBe(
       404,
     );
-    expect(await storedFeedback(t.deps, s.project.id)).toEqual([]);
+    expect(await storedFeedback(t.deps, s.project.id)).toHaveLength(1);
   });
 
   it('refuses forms sent from another site', async () => {

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../db/executor.ts';
 import { toCount } from '../../db/executor.ts';
-import { livePages, visiblePage } from '../../db/visibility.ts';
+import { livePages, readablePage } from '../../db/visibility.ts';
 
 export interface FeedbackRow {
   id: number;
@@ -44,13 +44,13 @@ const matching = (db: Executor, filter: FeedbackFilter) => {
 
 export const feedbackRepository = {
   /**
-   * Stores feedback on a page when readers see it on the site (visiblePage: readable and listed),
+   * Stores feedback on a page when readers can read it on the site (readablePage, listed or not),
    * in one statement, so that a page deleted or unpublished meanwhile takes none. False when none was
    * stored.
    */
   async insertIfVisible(db: Executor, row: NewFeedback): Promise<boolean> {
     const source = livePages(db)
-      .$call(visiblePage)
+      .$call(readablePage)
       .where('p.id', '=', row.pageId)
       .where('v.project_id', '=', row.projectId)
       .select((eb) => [
