@@ -23,3 +23,27 @@ export function readOrCreateKeyFile(path: string, what: string): Buffer {
   if (stored.length !== 32) throw new Error(`The ${what} key file ${path} does not hold 32 bytes in base64.`);
   return stored;
 }
+
+/** Where a server key comes from when its setting is not given (decisions 0014, 0030). */
+export type KeySource =
+  | { kind: 'configured'; key: Buffer }
+  /** SQLite on a file: a key file beside it, made on first need and reused */
+  | { kind: 'file'; path: string }
+  /** in-memory SQLite: the data goes with the process, so may the key */
+  | { kind: 'process' }
+  /** PostgreSQL without a key: instances could never agree on one */
+  | { kind: 'none' };
+
+/** The key a source gives: `missing` is thrown where there is none (`none`). */
+export function loadKey(source: KeySource, what: string, missing: () => Error): Buffer {
+  switch (source.kind) {
+    case 'configured':
+      return source.key;
+    case 'process':
+      return randomBytes(32);
+    case 'file':
+      return readOrCreateKeyFile(source.path, what);
+    case 'none':
+      throw missing();
+  }
+}

@@ -1,16 +1,9 @@
-import { hkdfSync, randomBytes } from 'node:crypto';
+import { hkdfSync } from 'node:crypto';
 import type { Config } from '../../config.ts';
 import type { DatabaseHandle } from '../../db/dialect.ts';
 import { ServiceUnavailableError } from '../../errors.ts';
-import { readOrCreateKeyFile } from '../../shared/key-file.ts';
+import { loadKey, type KeySource } from '../../shared/key-file.ts';
 import { SecretBox } from '../webhooks/webhook-secrets.ts';
-
-/** Where the site's key comes from when SITE_SESSION_SECRET is not set (decision 0030). */
-type SiteKeySource =
-  | { kind: 'configured'; key: Buffer }
-  | { kind: 'file'; path: string }
-  | { kind: 'process' }
-  | { kind: 'none' };
 
 export const NO_SITE_KEY =
   'Private sites need SITE_SESSION_SECRET (base64 of 32 bytes, the same on every instance) on ' +
@@ -25,7 +18,7 @@ export class SiteKeys {
   private sessionKey: Buffer | null = null;
   private box: SecretBox | null = null;
 
-  constructor(private readonly source: SiteKeySource) {}
+  constructor(private readonly source: KeySource) {}
 
   static of(config: Config, database: DatabaseHandle): SiteKeys {
     if (config.siteSessionSecret !== null)
@@ -62,15 +55,6 @@ export class SiteKeys {
   }
 
   private load(): Buffer {
-    switch (this.source.kind) {
-      case 'configured':
-        return this.source.key;
-      case 'process':
-        return randomBytes(32);
-      case 'file':
-        return readOrCreateKeyFile(this.source.path, 'site session');
-      case 'none':
-        throw new ServiceUnavailableError(NO_SITE_KEY, 3600);
-    }
+    return loadKey(this.source, 'site session', () => new ServiceUnavailableError(NO_SITE_KEY, 3600));
   }
 }

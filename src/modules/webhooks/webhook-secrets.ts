@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { ServiceUnavailableError } from '../../errors.ts';
-import { readOrCreateKeyFile } from '../../shared/key-file.ts';
+import { loadKey, type KeySource } from '../../shared/key-file.ts';
 
 const SECRET_BYTES = 24;
 const IV_BYTES = 12;
@@ -8,14 +8,7 @@ const TAG_BYTES = 16;
 const FORMAT = 'v1';
 
 /** Where the key comes from when WEBHOOK_SECRET_KEY is not set (docs/decisions/0014-webhooks.md). */
-export type KeySource =
-  | { kind: 'configured'; key: Buffer }
-  /** SQLite on a file: a key file beside it, made on first need and reused */
-  | { kind: 'file'; path: string }
-  /** in-memory SQLite: the data goes with the process, so may the key */
-  | { kind: 'process' }
-  /** PostgreSQL without a key: instances could never agree on one, so webhooks cannot be made */
-  | { kind: 'none' };
+export type { KeySource } from '../../shared/key-file.ts';
 
 /** A new signing secret: `whsec_` and base64 of 24 random bytes, as Standard Webhooks writes them. */
 export function newSecret(): string {
@@ -70,19 +63,15 @@ export class SecretBox {
   }
 
   private load(): Buffer {
-    switch (this.source.kind) {
-      case 'configured':
-        return this.source.key;
-      case 'process':
-        return randomBytes(32);
-      case 'file':
-        return readOrCreateKeyFile(this.source.path, 'webhook');
-      case 'none':
-        throw new ServiceUnavailableError(
+    return loadKey(
+      this.source,
+      'webhook',
+      () =>
+        new ServiceUnavailableError(
           'Webhooks need WEBHOOK_SECRET_KEY (base64 of 32 bytes) on PostgreSQL, the same on every ' +
             'instance, to encrypt their secrets. Set it and restart.',
           3600,
-        );
-    }
+        ),
+    );
   }
 }
