@@ -9,7 +9,7 @@ import { SmtpReceiver } from '../helpers/smtp-receiver.ts';
 import { describeInBrowser, launchChromium } from './browser-helpers.ts';
 import { quire, useTempFiles } from './site-cli.ts';
 import { sitePage } from './site-helpers.ts';
-import { grant, mailedLink, privateSite, revoke } from './login-helpers.ts';
+import { grant, hs256Secret, mailedLink, privateSite, revoke } from './login-helpers.ts';
 
 const tempFile = useTempFiles();
 
@@ -102,7 +102,7 @@ describeInBrowser('a private site in Chromium: signing in, reading, signing out'
 
   it('signs in from a page of the customer’s own application by JWT', async () => {
     const w = await site();
-    const secret = randomBytes(32);
+    const secret = hs256Secret(32);
     const set = await quire(
       t.deps,
       'project',

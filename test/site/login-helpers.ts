@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { expect } from 'vitest';
 import type { Deps } from '../../src/deps.ts';
@@ -5,6 +6,16 @@ import { createWorld } from '../helpers/factories.ts';
 import { client } from '../helpers/test-app.ts';
 import { linkIn, type SmtpReceiver } from '../helpers/smtp-receiver.ts';
 import { sitePage } from './site-helpers.ts';
+
+/**
+ * Random bytes for an HS256 key file. A key file's one trailing newline is dropped (site.md §6), so
+ * a random secret must not end in 0x0a, or the key kept would be a byte shorter than the one signing.
+ */
+export function hs256Secret(bytes: number): Buffer {
+  const secret = randomBytes(bytes);
+  if (secret[bytes - 1] === 0x0a) secret[bytes - 1] = 0x0b;
+  return secret;
+}
 
 /** A private project with a published page `/v1/guides/secret`; its site's root. */
 export async function privateSite(deps: Deps, app: FastifyInstance) {

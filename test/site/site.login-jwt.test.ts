@@ -5,7 +5,7 @@ import { auditEntries } from '../helpers/factories.ts';
 import { useTestApp } from '../helpers/test-app.ts';
 import { visit } from './site-helpers.ts';
 import { quire, useTempFiles } from './site-cli.ts';
-import { askForLink, cookieOf, grant, privateSite } from './login-helpers.ts';
+import { askForLink, cookieOf, grant, hs256Secret, privateSite } from './login-helpers.ts';
 
 const t = useTestApp({
   env: { RATE_LIMIT_SCALE: '100', SITE_SESSION_SECRET: Buffer.alloc(32, 9).toString('base64') },
@@ -50,7 +50,7 @@ async function refused(root: string, token: string) {
 }
 
 describe('custom login by JWT (site.md §6)', () => {
-  const secret = randomBytes(40);
+  const secret = hs256Secret(40);
 
   it('starts a session from an HS256 token signed with the file’s bytes, one trailing newline dropped', async () => {
     const w = await withKey(Buffer.concat([secret, Buffer.from('\n')]));
@@ -139,7 +139,7 @@ describe('custom login by JWT (site.md §6)', () => {
       'update',
       String(w.project.id),
       '--reader-jwt-key',
-      tempFile(randomBytes(32), 'k'),
+      tempFile(hs256Secret(32), 'k'),
     );
     expect(changed.json).toMatchObject({ readerJwtKey: 'HS256' });
     expect((await visit(t.app, `${w.root}/`, { cookie })).statusCode).toBe(302);
@@ -177,7 +177,7 @@ describe('custom login by JWT (site.md §6)', () => {
 });
 
 describe('next only leads to a path of the same site (site.md §6)', () => {
-  const secret = randomBytes(32);
+  const secret = hs256Secret(32);
   const hostile = [
     '//evil.example',
     '//evil.example/path',
