@@ -33,8 +33,11 @@ export const importRoutes: FastifyPluginAsyncTypebox<{ imports: ImportService }>
         operationId: 'importProject',
         summary: 'Import an export archive as new versions of the project',
         description:
-          "Quire's exports and the platform's Darkdown exports: numbered page files, category entries, " +
-          'child folders, settings.json per section, refs/. Versions are always added, in one transaction; ' +
+          "Quire's exports, the platform's Darkdown exports (numbered page files, category entries, " +
+          "child folders, settings.json per section, refs/) and the platform's Git format " +
+          '(developerhub.yaml or _settings.yaml sections, Markdoc pages). Versions are always added, and ' +
+          'the import is seen whole or not at all: nothing of it is visible before it answers, and a ' +
+          'failed import leaves nothing behind; ' +
           'a file that cannot be read is skipped with a warning (refused with strict=true). ' +
           `At most ${LIMIT / 1024 / 1024} MiB uploaded, ${ARCHIVE_LIMITS.totalBytes / 1024 / 1024} MiB ` +
           `inflated, ${ARCHIVE_LIMITS.entries} entries.`,
