@@ -2,12 +2,10 @@
 # docker build -t quire . && docker run -p 8080:8080 quire   (compose.yaml runs the scale-out topology)
 
 # Build: every dependency (TypeScript included), the compiled code, then the dev dependencies pruned.
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
-# better-sqlite3 compiles from source where no prebuilt binary can be fetched.
-RUN apt-get update \
-  && apt-get install -y --no-install-recommends python3 make g++ \
-  && rm -rf /var/lib/apt/lists/*
+# better-sqlite3 ships prebuilt Node-API binaries in its package: no compiler. The `node` development
+# dependency (Node 24 for machines with an older one) goes with the other dev dependencies.
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
@@ -15,7 +13,7 @@ COPY src ./src
 RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 
 # Run: node, the pruned node_modules, dist/ and bin/; no compiler, no sources.
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=8080 \

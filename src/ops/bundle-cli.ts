@@ -23,7 +23,7 @@ export async function bundleCli(outdir: string): Promise<void> {
     splitting: true,
     format: 'esm',
     platform: 'node',
-    target: 'node20',
+    target: 'node22',
     minify: true,
     sourcemap: true,
     legalComments: 'linked',
