@@ -66,6 +66,35 @@ export const referencesRepository = {
     return row?.text != null && row.format != null ? { text: row.text, format: row.format } : undefined;
   },
 
+  /**
+   * The definition an upload to this version and title replaces: for a published upload the
+   * published one, else the draft; the other when that one is absent. Null when there is none (a new
+   * title).
+   */
+  async replacedDefinition(
+    db: Executor,
+    versionId: number,
+    title: string,
+    publish: boolean,
+  ): Promise<DefinitionText | null> {
+    const row = await db
+      .selectFrom('api_references')
+      .select(['definition_published', 'format_published', 'definition_draft', 'format_draft'])
+      .where('version_id', '=', versionId)
+      .where('title', '=', title)
+      .executeTakeFirst();
+    if (!row) return null;
+    const published =
+      row.definition_published != null && row.format_published != null
+        ? { text: row.definition_published, format: row.format_published }
+        : null;
+    const draft =
+      row.definition_draft != null && row.format_draft != null
+        ? { text: row.definition_draft, format: row.format_draft }
+        : null;
+    return publish ? (published ?? draft) : (draft ?? published);
+  },
+
   insert(db: Executor, values: Insertable<ApiReferencesTable>): Promise<ReferenceRow> {
     return mapUnique(() =>
       db.insertInto('api_references').values(values).returning(COLUMNS).executeTakeFirstOrThrow(),

@@ -1,0 +1,64 @@
+import type { Kysely } from 'kysely';
+import type { Executor } from '../../db/executor.ts';
+import type { Database } from '../../db/schema.ts';
+import { NotFoundError } from '../../errors.ts';
+import type { ChangeReport } from '../../openapi/definition-diff.types.ts';
+import type { WorkerPool } from '../../workers/pool.ts';
+import { DefinitionDiffer } from './definition.differ.ts';
+import {
+  referencesRepository as repo,
+  type DefinitionText,
+  type ReferenceRow,
+} from './references.repository.ts';
+
+/** The stored definitions a change report can compare (no earlier ones are kept). */
+export type StoredDefinition = 'published' | 'draft';
+
+/**
+ * The API change report of references (extensions.md §8, decision 0033): between the two stored
+ * definitions of a reference, and for an upload, between the definition it replaces and the new one.
+ */
+export class ReferenceChanges {
+  private readonly differ: DefinitionDiffer;
+
+  constructor(
+    private readonly reader: Kysely<Database>,
+    workers: WorkerPool,
+  ) {
+    this.differ = new DefinitionDiffer(workers);
+  }
+
+  /** `GET /reference/{id}/changes`: the caller has found the reference and may read it. */
+  async between(
+    db: Executor | undefined,
+    row: ReferenceRow,
+    from: StoredDefinition,
+    to: StoredDefinition,
+  ): Promise<ChangeReport> {
+    const [before, after] = [await this.stored(db, row, from), await this.stored(db, row, to)];
+    return this.differ.diff(before, after);
+  }
+
+  /** What an upload of this title to this version would replace (null: nothing). */
+  replaced(db: Executor | undefined, versionId: number, title: string, publish: boolean) {
+    return repo.replacedDefinition(db ?? this.reader, versionId, title, publish);
+  }
+
+  /** The report of an upload: from the definition it replaces to the one uploaded. */
+  ofUpload(replaced: DefinitionText, uploaded: DefinitionText): Promise<ChangeReport> {
+    return this.differ.diff(replaced, uploaded);
+  }
+
+  private async stored(db: Executor | undefined, row: ReferenceRow, which: StoredDefinition) {
+    const draft = which === 'draft';
+    // As the definition read answers: an unpublished reference has no published definition to show.
+    const text =
+      draft || row.published === 1 ? await repo.definition(db ?? this.reader, row.id, draft) : undefined;
+    if (!text) throw new NotFoundError(`Reference ${row.id} has no ${which} definition.`);
+    return text;
+  }
+}
+
+/** Whether the definition a transaction finds is the one the report was made against. */
+export const sameDefinition = (a: DefinitionText | null, b: DefinitionText | null): boolean =>
+  a === null || b === null ? a === b : a.format === b.format && a.text === b.text;
