@@ -1,12 +1,14 @@
 import type { Kysely } from 'kysely';
 import type { Executor } from '../../db/executor.ts';
+import type { DialectName } from '../../db/dialect.ts';
 import type { Database } from '../../db/schema.ts';
 import { NotFoundError } from '../../errors.ts';
 import type { ChangeReport } from '../../openapi/definition-diff.types.ts';
 import type { WorkerPool } from '../../workers/pool.ts';
-import { DefinitionDiffer } from './definition.differ.ts';
+import { DefinitionDiffer, sameText } from './definition.differ.ts';
 import {
   referencesRepository as repo,
+  type DefinitionSource,
   type DefinitionText,
   type ReferenceRow,
 } from './references.repository.ts';
@@ -20,12 +22,15 @@ export type StoredDefinition = 'published' | 'draft';
  */
 export class ReferenceChanges {
   private readonly differ: DefinitionDiffer;
+  private readonly sqlite: boolean;
 
   constructor(
     private readonly reader: Kysely<Database>,
     workers: WorkerPool,
+    dialect: DialectName,
   ) {
     this.differ = new DefinitionDiffer(workers);
+    this.sqlite = dialect === 'sqlite';
   }
 
   /** `GET /reference/{id}/changes`: the caller has found the reference and may read it. */
@@ -41,11 +46,11 @@ export class ReferenceChanges {
 
   /** What an upload of this title to this version would replace (null: nothing). */
   replaced(db: Executor | undefined, versionId: number, title: string, publish: boolean) {
-    return repo.replacedDefinition(db ?? this.reader, versionId, title, publish);
+    return repo.replacedDefinition(db ?? this.reader, versionId, title, publish, this.sqlite);
   }
 
   /** The report of an upload: from the definition it replaces to the one uploaded. */
-  ofUpload(replaced: DefinitionText, uploaded: DefinitionText): Promise<ChangeReport> {
+  ofUpload(replaced: DefinitionSource, uploaded: DefinitionText): Promise<ChangeReport> {
     return this.differ.diff(replaced, uploaded);
   }
 
@@ -53,12 +58,14 @@ export class ReferenceChanges {
     const draft = which === 'draft';
     // As the definition read answers: an unpublished reference has no published definition to show.
     const text =
-      draft || row.published === 1 ? await repo.definition(db ?? this.reader, row.id, draft) : undefined;
+      draft || row.published === 1
+        ? await repo.definitionSource(db ?? this.reader, row.id, draft, this.sqlite)
+        : undefined;
     if (!text) throw new NotFoundError(`Reference ${row.id} has no ${which} definition.`);
     return text;
   }
 }
 
 /** Whether the definition a transaction finds is the one the report was made against. */
-export const sameDefinition = (a: DefinitionText | null, b: DefinitionText | null): boolean =>
-  a === null || b === null ? a === b : a.format === b.format && a.text === b.text;
+export const sameDefinition = (a: DefinitionSource | null, b: DefinitionSource | null): boolean =>
+  a === null || b === null ? a === b : a.format === b.format && sameText(a.text, b.text);

@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely';
 import { assertMay, assertVersionInScope, type Scope, type UseCaseContext } from '../../auth/actor.ts';
 import type { Permission } from '../../auth/permissions.ts';
 import type { Clock } from '../../clock.ts';
+import type { DialectName } from '../../db/dialect.ts';
 import type { Executor } from '../../db/executor.ts';
 import type { Database } from '../../db/schema.ts';
 import { nextOrdr, pickSlug } from '../../db/siblings.ts';
@@ -25,6 +26,7 @@ import { ReferenceChanges, sameDefinition, type StoredDefinition } from './refer
 import { presentReference, type Reference } from './references.presenter.ts';
 import {
   referencesRepository as repo,
+  type DefinitionSource,
   type DefinitionText,
   type ReferenceRow,
 } from './references.repository.ts';
@@ -72,9 +74,10 @@ export class ReferencesService {
     private readonly changes: ChangeRecorder,
     private readonly versions: VersionsService,
     private readonly workers: WorkerPool,
+    dialect: DialectName,
   ) {
     this.converter = new DefinitionConverter(workers);
-    this.reports = new ReferenceChanges(reader, workers);
+    this.reports = new ReferenceChanges(reader, workers, dialect);
   }
 
   /** A reference of the scope's project, honouring its version scope (404 / 403). */
@@ -149,13 +152,13 @@ export class ReferencesService {
     versionId: number,
     publish: boolean,
     parsed: { text: string; format: DefinitionFormat; title: string },
-    reported?: { replaced: DefinitionText | null; changes: ChangeReport | null },
+    reported?: { replaced: DefinitionSource | null; changes: ChangeReport | null },
   ): Promise<UploadedReference> {
     const { title } = parsed;
     return inTransaction(this.db, ctx, async (tx) => {
       const trx = tx.transaction;
       if (reported) {
-        const replaced = await repo.replacedDefinition(trx, versionId, title, publish);
+        const replaced = await this.reports.replaced(trx, versionId, title, publish);
         if (!sameDefinition(replaced, reported.replaced)) throw new ReplacedMeanwhile();
       }
       const now = toStoredDate(this.clock.now());
