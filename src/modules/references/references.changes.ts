@@ -44,9 +44,19 @@ export class ReferenceChanges {
     return this.differ.diff(before, after);
   }
 
-  /** What an upload of this title to this version would replace (null: nothing). */
+  /**
+   * What an upload of this title to this version would replace (null: nothing); read in the
+   * upload's transaction (`db`), it stays so until the commit.
+   */
   replaced(db: Executor | undefined, versionId: number, title: string, publish: boolean) {
-    return repo.replacedDefinition(db ?? this.reader, versionId, title, publish, this.sqlite);
+    return repo.replacedDefinition(
+      db ?? this.reader,
+      versionId,
+      title,
+      publish,
+      this.sqlite,
+      db !== undefined,
+    );
   }
 
   /** The report of an upload: from the definition it replaces to the one uploaded. */

@@ -85,7 +85,7 @@ export const referencesRepository = {
   /**
    * The definition an upload to this version and title replaces: for a published upload the
    * published one, else the draft; the other when that one is absent. Null when there is none (a new
-   * title).
+   * title). `lock` (PostgreSQL, in a transaction) keeps another upload from replacing it until commit.
    */
   async replacedDefinition(
     db: Executor,
@@ -93,6 +93,7 @@ export const referencesRepository = {
     title: string,
     publish: boolean,
     sqlite: boolean,
+    lock = false,
   ): Promise<DefinitionSource | null> {
     const row = await db
       .selectFrom('api_references')
@@ -104,6 +105,7 @@ export const referencesRepository = {
       ])
       .where('version_id', '=', versionId)
       .where('title', '=', title)
+      .$if(lock && !sqlite, (query) => query.forUpdate())
       .executeTakeFirst();
     if (!row) return null;
     const published =

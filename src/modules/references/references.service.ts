@@ -52,8 +52,11 @@ const uploadPermission = (publish: boolean): Permission => (publish ? 'reference
 /** Views of published definitions kept for the reader site, weighed by their JSON's size. */
 const VIEWS_KEPT = 200;
 const VIEW_BYTES_KEPT = 32 * 1024 * 1024;
-/** Uploads whose replaced definition changed under their report are made again at most this often. */
-const REPORT_ATTEMPTS = 3;
+/**
+ * Reports made before an upload's transaction, at most, when other writes keep replacing the
+ * definition meanwhile; the next one is made inside the transaction.
+ */
+const REPORTS_AHEAD = 2;
 
 /** The definition an upload's report was made against is no longer the one it would replace. */
 class ReplacedMeanwhile extends Error {}
@@ -112,7 +115,8 @@ export class ReferencesService {
    * The upload without its permission check, for a caller inside Quire that has checked its own (an
    * import, under `project.import`, which asks for no change report). The report is made before the
    * transaction, against the definition the upload replaces (a long step, kept out of it); should
-   * another write replace that definition in between, the report is made again.
+   * another write replace that definition in between, the report is made again, and after
+   * REPORTS_AHEAD such races inside the transaction, against what it replaces.
    */
   async store(ctx: UseCaseContext, input: UploadInput, report = false): Promise<UploadedReference> {
     const selector = input.versionId === 'latest' ? { latest: true as const } : { id: input.versionId };
@@ -130,21 +134,16 @@ export class ReferencesService {
     // megabytes; other requests get a turn between the two.
     if (parsed.text.length >= YIELD_AFTER_CHARS) await setImmediate();
     if (!report) return this.write(ctx, version.id, input.publish, parsed);
-    for (let attempt = 1; ; attempt++) {
+    for (let attempt = 1; attempt <= REPORTS_AHEAD; attempt++) {
       const replaced = await this.reports.replaced(ctx.transaction, version.id, title, input.publish);
       const changes = replaced && (await this.reports.ofUpload(replaced, parsed));
       try {
         return await this.write(ctx, version.id, input.publish, parsed, { replaced, changes });
       } catch (error) {
         if (!(error instanceof ReplacedMeanwhile)) throw error;
-        if (attempt >= REPORT_ATTEMPTS) {
-          throw new ServiceUnavailableError(
-            'The reference kept changing during this upload; send it again.',
-            1,
-          );
-        }
       }
     }
+    return this.write(ctx, version.id, input.publish, parsed, 'in-transaction');
   }
 
   private write(
@@ -152,14 +151,19 @@ export class ReferencesService {
     versionId: number,
     publish: boolean,
     parsed: { text: string; format: DefinitionFormat; title: string },
-    reported?: { replaced: DefinitionSource | null; changes: ChangeReport | null },
+    reported?: { replaced: DefinitionSource | null; changes: ChangeReport | null } | 'in-transaction',
   ): Promise<UploadedReference> {
     const { title } = parsed;
     return inTransaction(this.db, ctx, async (tx) => {
       const trx = tx.transaction;
-      if (reported) {
+      let changes: ChangeReport | null = null;
+      if (reported !== undefined) {
         const replaced = await this.reports.replaced(trx, versionId, title, publish);
-        if (!sameDefinition(replaced, reported.replaced)) throw new ReplacedMeanwhile();
+        if (reported === 'in-transaction') {
+          changes = replaced && (await this.reports.ofUpload(replaced, parsed));
+        } else if (!sameDefinition(replaced, reported.replaced)) {
+          throw new ReplacedMeanwhile();
+        } else changes = reported.changes;
       }
       const now = toStoredDate(this.clock.now());
       const existing = await repo.findByTitle(trx, versionId, title);
@@ -202,7 +206,7 @@ export class ReferencesService {
         published: publish,
         format: parsed.format,
       });
-      return reported?.changes ? { ...reference, changes: reported.changes } : reference;
+      return changes ? { ...reference, changes } : reference;
     });
   }
 
