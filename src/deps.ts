@@ -207,7 +207,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
   const versions = new VersionsService(db, reader, clock, changes, database.dialect);
   const documentation = new DocumentationService(db, reader, clock, changes, versions, database.dialect);
   const keys = new KeysService(db, clock, changes, undefined, reader);
-  const references = new ReferencesService(db, reader, clock, changes, versions, workers);
+  const references = new ReferencesService(db, reader, clock, changes, versions, workers, database.dialect);
   const pages = new PagesService(
     database,
     clock,

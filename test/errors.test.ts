@@ -149,6 +149,7 @@ describe('health and description', () => {
         'POST /page/{id}/history/{revision}/restore restorePageRevision',
         'GET /reader-access listReaderAccess',
         'GET /reference/{id}/definition readReferenceDefinition',
+        'GET /reference/{id}/changes readReferenceChanges',
         'GET /search searchContent',
         'GET /users listUsers',
         'GET /version listVersions',

@@ -42,6 +42,7 @@ const PERMISSIONS: Record<string, string | undefined> = {
   listVersions: 'project.read',
   updateVersion: 'version.publish',
   readReferenceDefinition: 'reference.read',
+  readReferenceChanges: 'reference.read',
   publishReference: 'reference.publish',
   // reference.publish, or reference.edit with publish=false: the service decides, not the route.
   uploadReference: undefined,
@@ -156,7 +157,9 @@ describe('the OpenAPI document', () => {
     expect(answer('/page/{id}', 'put', '200')).toEqual(ref('Page'));
     expect(answer('/page/{id}/publish', 'put', '200')).toEqual(ref('Page'));
     expect(answer('/version', 'get', '200')).toMatchObject({ type: 'array', items: ref('Version') });
-    expect(answer('/version/{versionId}/reference', 'post', '201')).toEqual(ref('Reference'));
+    // A Reference, with the change report when the upload replaced a definition (extensions.md §8).
+    expect(answer('/version/{versionId}/reference', 'post', '201')).toEqual(ref('UploadedReference'));
+    expect(answer('/reference/{id}/changes', 'get', '200')).toEqual(ref('ChangeReport'));
     expect(answer('/users', 'get', '200')).toMatchObject({ type: 'array', items: ref('User') });
     expect(answer('/reader-access', 'post', '200')).toEqual(ref('ReaderAccess'));
     expect(schemas.WebhookList).toMatchObject({ properties: { items: { items: ref('Webhook') } } });

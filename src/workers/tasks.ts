@@ -11,6 +11,8 @@ import { extractSections, type ContentSection } from '../content/sections.ts';
 import { AppError, type FieldProblem } from '../errors.ts';
 import { convertDefinition } from '../openapi/convert-definition.ts';
 import { checkDefinition } from '../openapi/definition.check.ts';
+import { diffStoredDefinitions } from '../openapi/definition-diff.ts';
+import type { ChangeReport } from '../openapi/definition-diff.types.ts';
 import { parseStoredDefinition, type DefinitionFormat } from '../openapi/definition.parser.ts';
 import { operationsInPlace, type IndexedOperation } from '../openapi/reference-operations.ts';
 import { buildReferenceView } from '../openapi/reference-view.ts';
@@ -20,6 +22,8 @@ import { sourceDigest, utf8Text } from '../shared/serialised.ts';
 export type Task =
   | { kind: 'checkDefinition'; bytes: Uint8Array }
   | { kind: 'convertDefinition'; text: string; from: DefinitionFormat; to: DefinitionFormat }
+  /** the change report from one stored definition to another (extensions.md §8) */
+  | { kind: 'diffDefinitions'; from: StoredText; to: StoredText }
   /** a page's Darkdown, as text or as its UTF-8 bytes */
   | { kind: 'inspect'; source: string | Uint8Array }
   /** a large page's published text split for the search index */
@@ -32,11 +36,17 @@ export type Task =
   | { kind: 'scanLinks'; sources: Array<string | Uint8Array>; variables: Readonly<Record<string, unknown>> }
   | { kind: 'warm' };
 
+export interface StoredText {
+  text: string | Uint8Array;
+  format: DefinitionFormat;
+}
+
 export interface TaskResults {
   checkDefinition:
     | { kind: 'checkDefinition'; ok: true; text: string; format: DefinitionFormat; title: string }
     | { kind: 'checkDefinition'; ok: false; status: number; message: string; details?: FieldProblem[] };
   convertDefinition: { kind: 'convertDefinition'; text: string };
+  diffDefinitions: { kind: 'diffDefinitions'; report: ChangeReport };
   inspect: { kind: 'inspect'; digest: string; linkTargets: string[] };
   pageSections: { kind: 'pageSections'; sections: ContentSection[] };
   /**
@@ -112,6 +122,8 @@ export async function run(task: Task): Promise<TaskResult> {
       }
     case 'convertDefinition':
       return { kind: 'convertDefinition', text: convertDefinition(task.text, task.from, task.to) };
+    case 'diffDefinitions':
+      return { kind: 'diffDefinitions', report: diffStoredDefinitions(task.from, task.to) };
     case 'inspect': {
       const source = utf8Text(task.source);
       return { kind: 'inspect', digest: sourceDigest(source), linkTargets: autoLinkTargets(source) };
@@ -143,6 +155,10 @@ export async function run(task: Task): Promise<TaskResult> {
     case 'warm': {
       const { text } = await checkDefinition(Buffer.from(WARM_DEFINITION));
       convertDefinition(text, 'json', 'yaml');
+      diffStoredDefinitions(
+        { text, format: 'json' },
+        { text: WARM_DEFINITION.replace('"id"', '"key"'), format: 'json' },
+      );
       renderContent('# Warm-up\n\nA *page*.', 'html');
       return { kind: 'warm' };
     }

@@ -132,6 +132,22 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/reference/{id}/changes': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get: operations['readReferenceChanges'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/reference/{id}/publish': {
     parameters: {
       query?: never;
@@ -565,6 +581,58 @@ export interface components {
       title: string;
       position: number;
     };
+    /** DefinitionChange */
+    DefinitionChange: {
+      /** @enum {string} */
+      kind:
+        | 'path.removed'
+        | 'path.added'
+        | 'operation.removed'
+        | 'operation.added'
+        | 'operation.deprecated'
+        | 'parameter.removed'
+        | 'parameter.required'
+        | 'parameter.added'
+        | 'parameter.optional'
+        | 'request-body.removed'
+        | 'request-body.required'
+        | 'request-body.added'
+        | 'request-body.optional'
+        | 'request-media-type.removed'
+        | 'request-media-type.added'
+        | 'request-property.removed'
+        | 'property.required'
+        | 'request-property.added'
+        | 'property.optional'
+        | 'enum.value-removed'
+        | 'enum.restricted'
+        | 'enum.value-added'
+        | 'type.narrowed'
+        | 'type.widened'
+        | 'response.removed'
+        | 'response.added'
+        | 'response-media-type.removed'
+        | 'response-media-type.added'
+        | 'response-property.removed'
+        | 'response-property.optional'
+        | 'response-property.added'
+        | 'response-property.required'
+        | 'response-type.changed'
+        | 'response-type.narrowed'
+        | 'response-enum.value-added'
+        | 'response-enum.value-removed'
+        | 'security.added'
+        | 'security.requirement-removed'
+        | 'security.removed'
+        | 'security.requirement-added';
+      path: string;
+      message: string;
+    };
+    /** ChangeReport */
+    ChangeReport: {
+      breaking: components['schemas']['DefinitionChange'][];
+      nonBreaking: components['schemas']['DefinitionChange'][];
+    };
     /** Reference */
     Reference: {
       id: number;
@@ -573,6 +641,16 @@ export interface components {
       updated: string;
       slug: string;
       ordr: number;
+    };
+    /** UploadedReference */
+    UploadedReference: {
+      id: number;
+      title: string;
+      created: string;
+      updated: string;
+      slug: string;
+      ordr: number;
+      changes?: components['schemas']['ChangeReport'];
     };
     /** Page */
     Page: {
@@ -2419,6 +2497,106 @@ export interface operations {
       };
     };
   };
+  readReferenceChanges: {
+    parameters: {
+      query?: {
+        from?: 'published' | 'draft';
+        to?: 'published' | 'draft';
+      };
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          'X-Request-Id'?: string;
+          'X-RateLimit-Limit'?: number;
+          'X-RateLimit-Remaining'?: number;
+          'X-RateLimit-Reset'?: number;
+          'RateLimit-Policy'?: string;
+          RateLimit?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ChangeReport'];
+        };
+      };
+      400: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      403: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      404: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      414: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      429: {
+        headers: {
+          'X-Request-Id'?: string;
+          'X-RateLimit-Limit'?: number;
+          'X-RateLimit-Remaining'?: number;
+          'X-RateLimit-Reset'?: number;
+          'RateLimit-Policy'?: string;
+          RateLimit?: string;
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      503: {
+        headers: {
+          'X-Request-Id'?: string;
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
   publishReference: {
     parameters: {
       query?: never;
@@ -2588,7 +2766,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Reference'];
+          'application/json': components['schemas']['UploadedReference'];
         };
       };
       400: {

@@ -4,7 +4,7 @@ import { readUploadedFile } from '../../http/multipart-file.ts';
 import { contextOf } from '../../http/change-context.ts';
 import { errorResponses } from '../../http/schemas.ts';
 import type { ReferencesService } from './references.service.ts';
-import { ReferenceSchema, UploadBody, UploadParams, UploadQuery } from './references.schemas.ts';
+import { UploadBody, UploadedReferenceSchema, UploadParams, UploadQuery } from './references.schemas.ts';
 
 /** Reference files may be larger than JSON bodies (5 MiB): decisions.md §4. */
 const UPLOAD_LIMIT = 8 * 1024 * 1024;
@@ -38,13 +38,14 @@ export const referenceUploadRoutes: FastifyPluginAsyncTypebox<{ references: Refe
         description:
           'The definition (OpenAPI 3.0, 3.1 or Swagger 2.0, JSON or YAML) in the multipart/form-data field ' +
           '`file`, or as the raw body typed application/json, application/yaml or text/yaml. The reference ' +
-          'of the version with the same info.title is updated, otherwise one is created. Needs ' +
+          'of the version with the same info.title is updated, otherwise one is created; when that ' +
+          'replaces a definition, the answer carries the change report from it to the new one. Needs ' +
           '`reference.publish`, or `reference.edit` when publish is false.',
         tags: ['references'],
         body: UploadBody,
         params: UploadParams,
         querystring: UploadQuery,
-        response: { 201: ReferenceSchema, ...errorResponses(404, 413, 415) },
+        response: { 201: UploadedReferenceSchema, ...errorResponses(404, 413, 415) },
       },
     },
     async (request, reply) => {

@@ -1,4 +1,4 @@
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Executor } from '../../db/executor.ts';
 import type { ApiReferencesTable } from '../../db/schema.ts';
 import { mapUnique } from '../../db/unique.ts';
@@ -26,6 +26,22 @@ export interface DefinitionText {
   text: string;
   format: 'json' | 'yaml';
 }
+
+/**
+ * A stored definition as a change report reads it: on SQLite its UTF-8 bytes as stored, which cost
+ * the event loop a copy where decoding megabytes into a string costs tens of milliseconds; the
+ * worker thread that compares them decodes them.
+ */
+export interface DefinitionSource {
+  text: string | Uint8Array;
+  format: 'json' | 'yaml';
+}
+
+type Column = 'definition_published' | 'definition_draft';
+const source = (column: Column, sqlite: boolean) =>
+  sqlite
+    ? sql<string | Uint8Array | null>`cast(${sql.ref(column)} as blob)`
+    : sql<string | Uint8Array | null>`${sql.ref(column)}`;
 
 export type ReferenceRow = Pick<Selectable<ApiReferencesTable>, (typeof COLUMNS)[number]>;
 
@@ -60,6 +76,62 @@ export const referencesRepository = {
         draft
           ? ['definition_draft as text', 'format_draft as format']
           : ['definition_published as text', 'format_published as format'],
+      )
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row?.text != null && row.format != null ? { text: row.text, format: row.format } : undefined;
+  },
+
+  /**
+   * The definition an upload to this version and title replaces: for a published upload the
+   * published one, else the draft; the other when that one is absent. Null when there is none (a new
+   * title). `lock` (PostgreSQL, in a transaction) keeps another upload from replacing it until commit.
+   */
+  async replacedDefinition(
+    db: Executor,
+    versionId: number,
+    title: string,
+    publish: boolean,
+    sqlite: boolean,
+    lock = false,
+  ): Promise<DefinitionSource | null> {
+    const row = await db
+      .selectFrom('api_references')
+      .select([
+        source('definition_published', sqlite).as('definition_published'),
+        'format_published',
+        source('definition_draft', sqlite).as('definition_draft'),
+        'format_draft',
+      ])
+      .where('version_id', '=', versionId)
+      .where('title', '=', title)
+      .$if(lock && !sqlite, (query) => query.forUpdate())
+      .executeTakeFirst();
+    if (!row) return null;
+    const published =
+      row.definition_published != null && row.format_published != null
+        ? { text: row.definition_published, format: row.format_published }
+        : null;
+    const draft =
+      row.definition_draft != null && row.format_draft != null
+        ? { text: row.definition_draft, format: row.format_draft }
+        : null;
+    return publish ? (published ?? draft) : (draft ?? published);
+  },
+
+  /** As `definition`, the text as a DefinitionSource. */
+  async definitionSource(
+    db: Executor,
+    id: number,
+    draft: boolean,
+    sqlite: boolean,
+  ): Promise<DefinitionSource | undefined> {
+    const row = await db
+      .selectFrom('api_references')
+      .select(
+        draft
+          ? [source('definition_draft', sqlite).as('text'), 'format_draft as format']
+          : [source('definition_published', sqlite).as('text'), 'format_published as format'],
       )
       .where('id', '=', id)
       .executeTakeFirst();

@@ -4,7 +4,13 @@ import { notModifiedResponse, sendNotModified } from '../../http/conditional.ts'
 import { errorResponses, IdParam } from '../../http/schemas.ts';
 import { referenceUploadRoutes } from './reference-upload.routes.ts';
 import type { ReferencesService } from './references.service.ts';
-import { DefinitionQuery, DefinitionResponse, ReferenceSchema } from './references.schemas.ts';
+import {
+  ChangeReportSchema,
+  ChangesQuery,
+  DefinitionQuery,
+  DefinitionResponse,
+  ReferenceSchema,
+} from './references.schemas.ts';
 
 const CONTENT_TYPES = { json: 'application/json; charset=utf-8', yaml: 'application/yaml; charset=utf-8' };
 
@@ -39,6 +45,28 @@ export const referencesRoutes: FastifyPluginAsyncTypebox<{ references: Reference
       // Sent as text, never re-serialised: `auto` gives the stored bytes exactly.
       return reply.type(CONTENT_TYPES[read.format]).send(read.text);
     },
+  );
+
+  app.get(
+    '/reference/:id/changes',
+    {
+      config: { operation: 'readReferenceChanges', permission: 'reference.read' },
+      schema: {
+        operationId: 'readReferenceChanges',
+        summary: 'The API change report between the published and the draft definition',
+        description:
+          'What changed from one stored definition of the reference to the other (by default from the published one to the draft), split into breaking and non-breaking changes. 404 when the reference has no such definition (an unpublished reference has no published one).',
+        tags: ['references'],
+        params: IdParam('id', 'Reference ID'),
+        querystring: ChangesQuery,
+        response: { 200: ChangeReportSchema, ...errorResponses(404) },
+      },
+    },
+    (request) =>
+      references.changeReport(contextOf(request), request.params.id, {
+        from: request.query.from ?? 'published',
+        to: request.query.to ?? 'draft',
+      }),
   );
 
   app.put(

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { documentedAs } from '../../http/schemas.ts';
+import { CHANGE_KINDS, type ChangeKind } from '../../openapi/definition-diff.types.ts';
 
 export const ReferenceSchema = Type.Object(
   {
@@ -12,6 +13,69 @@ export const ReferenceSchema = Type.Object(
   },
   { title: 'Reference' },
 );
+
+const kinds = (breaking: boolean) =>
+  Object.entries(CHANGE_KINDS)
+    .filter(([, b]) => b === breaking)
+    .map(([kind]) => `\`${kind}\``)
+    .join(', ');
+
+export const DefinitionChangeSchema = Type.Object(
+  {
+    kind: Type.Unsafe<ChangeKind>({
+      type: 'string',
+      enum: Object.keys(CHANGE_KINDS),
+      description: 'What changed: a stable identifier',
+    }),
+    path: Type.String({
+      description:
+        'Where: a path (`/pets`), an operation (`GET /pets/{id}`), or a place in it such as `GET /pets query.limit` or `POST /pets request application/json body.tags[].name`',
+    }),
+    message: Type.String({ description: 'The change in words' }),
+  },
+  { title: 'DefinitionChange' },
+);
+
+export const ChangeReportSchema = Type.Object(
+  {
+    breaking: Type.Array(DefinitionChangeSchema, {
+      description: `Changes that can break a client of the old definition: ${kinds(true)}`,
+    }),
+    nonBreaking: Type.Array(DefinitionChangeSchema, { description: `Other changes: ${kinds(false)}` }),
+  },
+  {
+    title: 'ChangeReport',
+    description: 'Sorted by path, kind and message: the same two definitions always give the same report',
+  },
+);
+
+/** The upload's answer: a Reference, with the change report when it replaced a definition. */
+export const UploadedReferenceSchema = Type.Object(
+  {
+    ...ReferenceSchema.properties,
+    changes: Type.Optional({
+      ...ChangeReportSchema,
+      description:
+        'Present when the upload replaced a definition: from it (the published one for a published upload, else the draft, or the other when that one is absent) to the new one',
+    }),
+  },
+  { title: 'UploadedReference' },
+);
+
+const StoredDefinitionParam = (fallback: 'published' | 'draft', description: string) =>
+  Type.Optional(
+    Type.Unsafe<'published' | 'draft'>({
+      type: 'string',
+      enum: ['published', 'draft'],
+      default: fallback,
+      description,
+    }),
+  );
+
+export const ChangesQuery = Type.Object({
+  from: StoredDefinitionParam('published', 'The definition compared from: `published` (default) or `draft`'),
+  to: StoredDefinitionParam('draft', 'The definition compared to: `draft` (default) or `published`'),
+});
 
 export const UploadParams = Type.Object({
   versionId: Type.Union([Type.Integer({ minimum: 1, maximum: 2147483647 }), Type.Literal('latest')], {

@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely';
 import { assertMay, assertVersionInScope, type Scope, type UseCaseContext } from '../../auth/actor.ts';
 import type { Permission } from '../../auth/permissions.ts';
 import type { Clock } from '../../clock.ts';
+import type { DialectName } from '../../db/dialect.ts';
 import type { Executor } from '../../db/executor.ts';
 import type { Database } from '../../db/schema.ts';
 import { nextOrdr, pickSlug } from '../../db/siblings.ts';
@@ -20,9 +21,12 @@ import { fileProblem, type DefinitionFormat } from '../../openapi/definition.par
 import type { ReferenceView } from '../../openapi/reference-view.types.ts';
 import { LruCache } from '../../shared/lru-cache.ts';
 import { utf8Text } from '../../shared/serialised.ts';
+import type { ChangeReport } from '../../openapi/definition-diff.types.ts';
+import { ReferenceChanges, sameDefinition, type StoredDefinition } from './references.changes.ts';
 import { presentReference, type Reference } from './references.presenter.ts';
 import {
   referencesRepository as repo,
+  type DefinitionSource,
   type DefinitionText,
   type ReferenceRow,
 } from './references.repository.ts';
@@ -30,6 +34,9 @@ import {
 /** A definition as read, with its entity tag; or only the tag when the client holds it already. */
 export type TaggedDefinition =
   (DefinitionText & { etag: string; notModified?: false }) | { notModified: true; etag: string };
+
+/** An upload's answer: with the change report when it replaced a definition (extensions.md §8). */
+export type UploadedReference = Reference & { changes?: ChangeReport };
 
 export interface UploadInput {
   versionId: number | 'latest';
@@ -45,9 +52,18 @@ const uploadPermission = (publish: boolean): Permission => (publish ? 'reference
 /** Views of published definitions kept for the reader site, weighed by their JSON's size. */
 const VIEWS_KEPT = 200;
 const VIEW_BYTES_KEPT = 32 * 1024 * 1024;
+/**
+ * Reports made before an upload's transaction, at most, when other writes keep replacing the
+ * definition meanwhile; the next one is made inside the transaction.
+ */
+const REPORTS_AHEAD = 2;
+
+/** The definition an upload's report was made against is no longer the one it would replace. */
+class ReplacedMeanwhile extends Error {}
 
 export class ReferencesService {
   private readonly converter: DefinitionConverter;
+  private readonly reports: ReferenceChanges;
   private readonly views = new LruCache<{ view: ReferenceView | null; bytes: number }>(
     VIEWS_KEPT,
     VIEW_BYTES_KEPT,
@@ -61,8 +77,10 @@ export class ReferencesService {
     private readonly changes: ChangeRecorder,
     private readonly versions: VersionsService,
     private readonly workers: WorkerPool,
+    dialect: DialectName,
   ) {
     this.converter = new DefinitionConverter(workers);
+    this.reports = new ReferenceChanges(reader, workers, dialect);
   }
 
   /** A reference of the scope's project, honouring its version scope (404 / 403). */
@@ -78,16 +96,29 @@ export class ReferencesService {
    * uploads of a new title racing each other: the loser's insert breaks the (version, title) unique
    * constraint, and the retry finds the winner's row and updates it.
    */
-  async upload(ctx: UseCaseContext, input: UploadInput): Promise<Reference> {
+  async upload(ctx: UseCaseContext, input: UploadInput): Promise<UploadedReference> {
     assertMay(ctx.actor, uploadPermission(input.publish));
-    return this.store(ctx, input);
+    return this.store(ctx, input, true);
+  }
+
+  /** `GET /reference/{id}/changes`: from one stored definition to the other (extensions.md §8). */
+  async changeReport(
+    ctx: UseCaseContext,
+    id: number,
+    between: { from: StoredDefinition; to: StoredDefinition },
+  ): Promise<ChangeReport> {
+    const row = await this.resolve(ctx.transaction ?? this.reader, ctx.scope, id);
+    return this.reports.between(ctx.transaction, row, between.from, between.to);
   }
 
   /**
    * The upload without its permission check, for a caller inside Quire that has checked its own (an
-   * import, under `project.import`).
+   * import, under `project.import`, which asks for no change report). The report is made before the
+   * transaction, against the definition the upload replaces (a long step, kept out of it); should
+   * another write replace that definition in between, the report is made again, and after
+   * REPORTS_AHEAD such races inside the transaction, against what it replaces.
    */
-  async store(ctx: UseCaseContext, input: UploadInput): Promise<Reference> {
+  async store(ctx: UseCaseContext, input: UploadInput, report = false): Promise<UploadedReference> {
     const selector = input.versionId === 'latest' ? { latest: true as const } : { id: input.versionId };
     const version = await this.versions.resolve(ctx.transaction ?? this.reader, ctx.scope, selector);
     const bytes = await input.readFile();
@@ -102,12 +133,41 @@ export class ReferencesService {
     // Taking the checked text back from the thread and writing it are each long steps for a file of
     // megabytes; other requests get a turn between the two.
     if (parsed.text.length >= YIELD_AFTER_CHARS) await setImmediate();
+    if (!report) return this.write(ctx, version.id, input.publish, parsed);
+    for (let attempt = 1; attempt <= REPORTS_AHEAD; attempt++) {
+      const replaced = await this.reports.replaced(ctx.transaction, version.id, title, input.publish);
+      const changes = replaced && (await this.reports.ofUpload(replaced, parsed));
+      try {
+        return await this.write(ctx, version.id, input.publish, parsed, { replaced, changes });
+      } catch (error) {
+        if (!(error instanceof ReplacedMeanwhile)) throw error;
+      }
+    }
+    return this.write(ctx, version.id, input.publish, parsed, 'in-transaction');
+  }
 
+  private write(
+    ctx: UseCaseContext,
+    versionId: number,
+    publish: boolean,
+    parsed: { text: string; format: DefinitionFormat; title: string },
+    reported?: { replaced: DefinitionSource | null; changes: ChangeReport | null } | 'in-transaction',
+  ): Promise<UploadedReference> {
+    const { title } = parsed;
     return inTransaction(this.db, ctx, async (tx) => {
       const trx = tx.transaction;
+      let changes: ChangeReport | null = null;
+      if (reported !== undefined) {
+        const replaced = await this.reports.replaced(trx, versionId, title, publish);
+        if (reported === 'in-transaction') {
+          changes = replaced && (await this.reports.ofUpload(replaced, parsed));
+        } else if (!sameDefinition(replaced, reported.replaced)) {
+          throw new ReplacedMeanwhile();
+        } else changes = reported.changes;
+      }
       const now = toStoredDate(this.clock.now());
-      const existing = await repo.findByTitle(trx, version.id, title);
-      const written = input.publish
+      const existing = await repo.findByTitle(trx, versionId, title);
+      const written = publish
         ? {
             published: 1,
             definition_published: parsed.text,
@@ -121,14 +181,14 @@ export class ReferencesService {
         row = await repo.update(trx, existing.id, { ...written, deleted_at: null, updated: now });
       } else {
         row = await repo.insert(trx, {
-          version_id: version.id,
+          version_id: versionId,
           title,
-          slug: await pickSlug(trx, 'api_references', version.id, {
+          slug: await pickSlug(trx, 'api_references', versionId, {
             kind: 'reference',
             title,
             fallback: 'reference',
           }),
-          ordr: await nextOrdr(trx, 'api_references', version.id),
+          ordr: await nextOrdr(trx, 'api_references', versionId),
           published: 0,
           deleted_at: null,
           created: now,
@@ -140,13 +200,13 @@ export class ReferencesService {
       await this.changes.record(tx, {
         type: 'reference.uploaded',
         projectId: ctx.scope.project.id,
-        versionId: version.id,
+        versionId: versionId,
         reference,
         created: !existing,
-        published: input.publish,
+        published: publish,
         format: parsed.format,
       });
-      return reference;
+      return changes ? { ...reference, changes } : reference;
     });
   }
 
