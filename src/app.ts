@@ -18,6 +18,7 @@ import { registerDocs } from './http/docs.ts';
 import { buildSite } from './site/site.ts';
 import { answerMalformedOnSite, registerSite } from './site/site.routes.ts';
 import { registerSiteForms } from './site/site.forms.ts';
+import { registerSiteMcp } from './site/site.mcp.ts';
 import type { SiteHandler } from './site/site.handler.ts';
 import { BatchedLogStream, lazyChildLogger, RequestSummaryLog } from './http/request-log.ts';
 import { allRoutes } from './modules/all/all.routes.ts';
@@ -231,6 +232,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   site = buildSite(deps);
   // The forms of every site (feedback) first: the site's own hook answers any other POST to a site.
   registerSiteForms(app, site, deps);
+  registerSiteMcp(app, site, deps);
   registerSite(app, site);
   // After the site's hook, and never for /sites/: a reader's site answers a long URL with a page of its
   // own (its search refuses a long query by name), never with the API's envelope.
