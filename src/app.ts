@@ -36,6 +36,7 @@ import { usersRoutes } from './modules/users/users.routes.ts';
 import { searchRoutes } from './modules/search/search.routes.ts';
 import { versionsRoutes } from './modules/versions/versions.routes.ts';
 import { webhooksRoutes } from './modules/webhooks/webhooks.routes.ts';
+import { mcpRoutes } from './mcp/mcp.writer.routes.ts';
 
 export const JSON_BODY_LIMIT = 5 * 1024 * 1024;
 /**
@@ -272,6 +273,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
       await api.register(linksRoutes, { links: deps.links });
       await api.register(webhooksRoutes, { webhooks: deps.webhooks });
       await api.register(feedbackRoutes, { feedback: deps.feedback });
+      await api.register(mcpRoutes, { deps });
       api.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
     },
     { prefix: '/api/v1' },

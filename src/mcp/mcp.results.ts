@@ -31,11 +31,17 @@ export async function toolCall(
   try {
     return await work();
   } catch (error) {
-    if (error instanceof AppError) {
-      const details = (error.details ?? []).map((d) => ` ${d.field}: ${d.message}.`).join('');
-      return failed.refuse(`${error.message} (${error.status})${details}`);
-    }
+    if (error instanceof AppError && error.status < 500) return refusalOf(error);
     failed.log.warn({ err: error }, 'an MCP tool call failed');
     return failed.refuse('The server could not answer this call. Try again in a moment.');
   }
+}
+
+/** What a service refused, as a tool error: its message, its status, and which fields were wrong. */
+export function refusalOf(error: AppError): CallToolResult {
+  const details = (error.details ?? []).map((d) => ` ${d.field}: ${d.message}.`).join('');
+  return {
+    content: [{ type: 'text', text: `${error.message} (${error.status})${details}` }],
+    isError: true,
+  };
 }
