@@ -16,7 +16,7 @@ export const toolFailure = (log: FastifyBaseLogger): ToolFailure => ({
 
 /** A result as JSON text, and the same as structured content. */
 export function jsonResult(value: Record<string, unknown>): CallToolResult {
-  return { content: [{ type: 'text', text: JSON.stringify(value, null, 2) }], structuredContent: value };
+  return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value };
 }
 
 /**

@@ -1,5 +1,6 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /** What a server of ours is called in the `initialize` answer. */
@@ -12,18 +13,28 @@ export type ToolsOf = (server: McpServer) => void;
 export const MCP_BODY_LIMIT = 5 * 1024 * 1024;
 
 /**
- * One request of a stateless Streamable HTTP server (docs/decisions/0034-mcp-servers.md): a new
- * McpServer and transport for it alone, so any instance answers any request, with answers in JSON
- * rather than a stream, sent back through Fastify's reply so that its hooks (the Idempotency-Key
- * answer kept, the request log) see them as any other answer.
+ * Answers the requests of a stateless Streamable HTTP server (docs/decisions/0034-mcp-servers.md): a
+ * new McpServer and transport for each request alone, so any instance answers any request, with
+ * answers in JSON rather than a stream, sent back through Fastify's reply so that its hooks (the
+ * request log) see them as any other answer. The JSON Schema validator a server is made with is
+ * made once here: making one (an Ajv instance) cost more than the rest of a search call.
  */
-export async function answerMcp(
+export class McpAnswerer {
+  private readonly validator = new AjvJsonSchemaValidator();
+
+  answer(request: FastifyRequest, reply: FastifyReply, body: unknown, tools: ToolsOf): Promise<FastifyReply> {
+    return answerMcp(request, reply, body, tools, this.validator);
+  }
+}
+
+async function answerMcp(
   request: FastifyRequest,
   reply: FastifyReply,
   body: unknown,
   tools: ToolsOf,
+  validator: AjvJsonSchemaValidator,
 ): Promise<FastifyReply> {
-  const server = new McpServer(SERVER_INFO, { capabilities: { tools: {} } });
+  const server = new McpServer(SERVER_INFO, { capabilities: { tools: {} }, jsonSchemaValidator: validator });
   tools(server);
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
@@ -43,12 +54,21 @@ export async function answerMcp(
   }
 }
 
-/** The request as the transport reads it: method, address and headers; the body is given parsed. */
+/** The headers the transport reads (content negotiation, protocol version, session, resumption). */
+const TRANSPORT_HEADERS = [
+  'accept',
+  'content-type',
+  'mcp-protocol-version',
+  'mcp-session-id',
+  'last-event-id',
+];
+
+/** The request as the transport reads it: method, address and its headers; the body is given parsed. */
 function webRequest(request: FastifyRequest): Request {
   const headers = new Headers();
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (value === undefined) continue;
-    for (const one of [value].flat()) headers.append(name, one);
+  for (const name of TRANSPORT_HEADERS) {
+    const value = request.headers[name];
+    if (typeof value === 'string') headers.set(name, value);
   }
   return new Request(`http://${request.host}${request.url}`, { method: request.method, headers });
 }

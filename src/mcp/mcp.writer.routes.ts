@@ -6,7 +6,7 @@ import { idempotencyKeyOf, KeyGate, keyOf, type KeyRefusal } from './mcp.key-gat
 import { keySource } from './mcp.key-source.ts';
 import { registerReaderTools } from './mcp.reader-tools.ts';
 import { toolFailure } from './mcp.results.ts';
-import { answerMcp, MCP_BODY_LIMIT, methodNotAllowed, refusal } from './mcp.transport.ts';
+import { McpAnswerer, MCP_BODY_LIMIT, methodNotAllowed, refusal } from './mcp.transport.ts';
 import { registerWriterTools } from './mcp.writer-tools.ts';
 
 /** A reference of 8 MiB, escaped as JSON text inside a JSON-RPC message, with room. */
@@ -21,6 +21,7 @@ const isRefusal = (value: unknown): value is KeyRefusal =>
  * request carries tool calls, and each call is admitted as the operation it runs (KeyGate).
  */
 export const mcpRoutes: FastifyPluginAsync<{ deps: Deps }> = async (app, { deps }) => {
+  const answerer = new McpAnswerer();
   app.route({
     method: ['GET', 'DELETE'],
     url: '/mcp',
@@ -52,7 +53,7 @@ export const mcpRoutes: FastifyPluginAsync<{ deps: Deps }> = async (app, { deps 
       const sources = { reader: deps.database.reader, ...deps };
       const source = keySource(gate, sources, siteRootOf(request, auth.scope.project));
       reply.header('cache-control', 'no-store');
-      return answerMcp(request, reply, request.body, (server) => {
+      return answerer.answer(request, reply, request.body, (server) => {
         const failed = toolFailure(request.log);
         registerReaderTools(server, source, failed);
         registerWriterTools(server, gate, sources, failed);

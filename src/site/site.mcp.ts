@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.ts';
 import { registerReaderTools } from '../mcp/mcp.reader-tools.ts';
 import { toolFailure } from '../mcp/mcp.results.ts';
-import { answerMcp, methodNotAllowed, refusal } from '../mcp/mcp.transport.ts';
+import { McpAnswerer, methodNotAllowed, refusal } from '../mcp/mcp.transport.ts';
 import { ReaderMachine } from '../modules/readers/readers.machine.ts';
 import { sendSiteAnswer } from './site.answer.ts';
 import { describe } from './site.content.ts';
@@ -28,6 +28,7 @@ const HOST_MCP = /\/mcp(?:\/connect)?\/?$/;
  */
 export function registerSiteMcp(app: FastifyInstance, site: SiteHandler, deps: Deps): void {
   const limit = Math.max(1, Math.floor(MCP_LIMIT * deps.config.rateLimitScale));
+  const answerer = new McpAnswerer();
   const sources: SiteMcpDeps = {
     pages: deps.pages,
     search: deps.search,
@@ -61,7 +62,7 @@ export function registerSiteMcp(app: FastifyInstance, site: SiteHandler, deps: D
     if (body === 400) return refusal(reply, 400, 'The request body is not JSON.');
     const source = siteMcpSource(site, context, sources);
     reply.header('cache-control', 'no-store');
-    return answerMcp(request, reply, body.json, (server) =>
+    return answerer.answer(request, reply, body.json, (server) =>
       registerReaderTools(server, source, toolFailure(request.log)),
     );
   };
