@@ -18,6 +18,7 @@ import { registerDocs } from './http/docs.ts';
 import { buildSite } from './site/site.ts';
 import { answerMalformedOnSite, registerSite } from './site/site.routes.ts';
 import { registerSiteForms } from './site/site.forms.ts';
+import { registerSiteMcp } from './site/site.mcp.ts';
 import type { SiteHandler } from './site/site.handler.ts';
 import { BatchedLogStream, lazyChildLogger, RequestSummaryLog } from './http/request-log.ts';
 import { allRoutes } from './modules/all/all.routes.ts';
@@ -35,6 +36,7 @@ import { usersRoutes } from './modules/users/users.routes.ts';
 import { searchRoutes } from './modules/search/search.routes.ts';
 import { versionsRoutes } from './modules/versions/versions.routes.ts';
 import { webhooksRoutes } from './modules/webhooks/webhooks.routes.ts';
+import { mcpRoutes } from './mcp/mcp.writer.routes.ts';
 
 export const JSON_BODY_LIMIT = 5 * 1024 * 1024;
 /**
@@ -231,6 +233,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   site = buildSite(deps);
   // The forms of every site (feedback) first: the site's own hook answers any other POST to a site.
   registerSiteForms(app, site, deps);
+  registerSiteMcp(app, site, deps);
   registerSite(app, site);
   // After the site's hook, and never for /sites/: a reader's site answers a long URL with a page of its
   // own (its search refuses a long query by name), never with the API's envelope.
@@ -270,6 +273,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
       await api.register(linksRoutes, { links: deps.links });
       await api.register(webhooksRoutes, { webhooks: deps.webhooks });
       await api.register(feedbackRoutes, { feedback: deps.feedback });
+      await api.register(mcpRoutes, { deps });
       api.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
     },
     { prefix: '/api/v1' },

@@ -147,6 +147,7 @@ const IRRELEVANT: Record<string, string> = {
   '/docs*': 'static files of the API reference',
   '/docs/json': 'the OpenAPI document, walked at /api/v1/openapi.json',
   '/docs/yaml': 'the OpenAPI document, walked at /api/v1/openapi.json',
+  '/api/v1/mcp': 'the writer MCP server: GET is 405; its tools, POSTs, are scoped in mcp.writer.test.ts',
 };
 
 /** The text a scan reads of an answer: the body, or for an archive every file's name and content. */

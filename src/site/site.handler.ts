@@ -138,6 +138,11 @@ export class SiteHandler {
     return this.login !== null && (await this.login.admits(site, request));
   }
 
+  /** The wall of private sites, for what checks readers outside `serve` (the MCP server); or null. */
+  get wall(): SiteLogin | null {
+    return this.login;
+  }
+
   /** Adds what may answer an address that names nothing, tried in the order added. */
   onMissing(handler: MissingHandler): void {
     this.missing.push(handler);

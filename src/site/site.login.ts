@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { ReaderLoginService, Started } from '../modules/reader-login/reader-login.service.ts';
+import { readerMcpToken, sessionOfMcpToken } from '../modules/reader-login/reader-mcp-token.ts';
 import { safeNext } from '../modules/reader-login/reader-next.ts';
 import {
   clearedCookie,
@@ -83,6 +84,23 @@ export class SiteLogin {
     if (this.keys.missing !== null) return false;
     const cookie = cookieValue(request.headers.cookie, SESSION_COOKIE);
     return (await this.logins.check(site.view.project.id, cookie)) === 'valid';
+  }
+
+  /**
+   * Whether a bearer token names a live reader session of this private site: the token a signed-in
+   * reader is given for the site's MCP server (site.mcp.ts).
+   */
+  async admitsBearer(site: SiteContext, token: string): Promise<boolean> {
+    if (this.keys.missing !== null) return false;
+    const cookie = sessionOfMcpToken(this.keys.session(), site.view.project.id, token);
+    return cookie !== null && (await this.logins.check(site.view.project.id, cookie)) === 'valid';
+  }
+
+  /** The MCP bearer token of the request's live session, or null without one. */
+  async mcpToken(site: SiteContext, request: FastifyRequest): Promise<string | null> {
+    if (!(await this.admits(site, request))) return null;
+    const cookie = cookieValue(request.headers.cookie, SESSION_COOKIE);
+    return readerMcpToken(this.keys.session(), site.view.project.id, cookie);
   }
 
   /** A form sent to a private site: `POST {site}/login` asks for a link, `POST {site}/logout` ends the session. */

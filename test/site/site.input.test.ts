@@ -30,7 +30,7 @@ describe('bad input on the site answers its own pages (never a 5xx, never JSON)'
       '/v1/guides/start%00',
       `/${'a'.repeat(3000)}`,
       '/login',
-      '/mcp',
+      '/mcp/nothing',
     ]) {
       const res = await visit(t.app, `${base}${path}`);
       expect(res.statusCode, path).toBe(404);
