@@ -894,9 +894,23 @@ export interface components {
     };
   };
   responses: never;
-  parameters: never;
+  parameters: {
+    IdempotencyKey: string;
+    IfMatch: string;
+    IfNoneMatch: string;
+  };
   requestBodies: never;
-  headers: never;
+  headers: {
+    'X-Request-Id': string;
+    'X-RateLimit-Limit': number;
+    'X-RateLimit-Remaining': number;
+    'X-RateLimit-Reset': number;
+    'RateLimit-Policy': string;
+    RateLimit: string;
+    'Retry-After': number;
+    'Idempotent-Replayed': 'true';
+    ETag: string;
+  };
   pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -912,12 +926,12 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -926,7 +940,7 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -935,7 +949,7 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -944,7 +958,7 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -953,13 +967,13 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -968,7 +982,7 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -977,8 +991,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -990,7 +1004,9 @@ export interface operations {
   createVersion: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path?: never;
       cookie?: never;
     };
@@ -1007,12 +1023,14 @@ export interface operations {
     responses: {
       201: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -1021,7 +1039,8 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1030,7 +1049,8 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1039,7 +1059,8 @@ export interface operations {
       };
       409: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1048,7 +1069,8 @@ export interface operations {
       };
       413: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1057,7 +1079,8 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1066,7 +1089,8 @@ export interface operations {
       };
       415: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1075,7 +1099,8 @@ export interface operations {
       };
       422: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1084,13 +1109,14 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1099,7 +1125,8 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1108,8 +1135,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -1121,7 +1148,10 @@ export interface operations {
   updateVersion: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        'If-Match'?: components['parameters']['IfMatch'];
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path: {
         id: number;
       };
@@ -1139,12 +1169,14 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -1153,7 +1185,8 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1162,7 +1195,8 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1171,7 +1205,8 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1180,7 +1215,8 @@ export interface operations {
       };
       409: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1189,7 +1225,9 @@ export interface operations {
       };
       412: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          ETag: components['headers']['ETag'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1198,7 +1236,8 @@ export interface operations {
       };
       413: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1207,7 +1246,8 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1216,7 +1256,8 @@ export interface operations {
       };
       415: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1225,7 +1266,8 @@ export interface operations {
       };
       422: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1234,13 +1276,14 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1249,7 +1292,8 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1258,8 +1302,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -1271,7 +1315,10 @@ export interface operations {
   deleteVersion: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        'If-Match'?: components['parameters']['IfMatch'];
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path: {
         id: number;
       };
@@ -1281,12 +1328,13 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1295,7 +1343,8 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1304,7 +1353,8 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1313,7 +1363,8 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1322,7 +1373,8 @@ export interface operations {
       };
       409: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1331,7 +1383,9 @@ export interface operations {
       };
       412: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          ETag: components['headers']['ETag'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1340,7 +1394,8 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1349,7 +1404,8 @@ export interface operations {
       };
       415: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1358,7 +1414,8 @@ export interface operations {
       };
       422: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1367,13 +1424,14 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1382,7 +1440,8 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1391,8 +1450,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -1416,12 +1475,12 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -1430,7 +1489,7 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -1439,7 +1498,7 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -1448,7 +1507,7 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -1457,7 +1516,7 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -1466,13 +1525,13 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -1481,7 +1540,7 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -1490,8 +1549,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -1503,7 +1562,9 @@ export interface operations {
   cloneVersion: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path: {
         id: number;
       };
@@ -1520,12 +1581,14 @@ export interface operations {
     responses: {
       201: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -1534,7 +1597,8 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1543,7 +1607,8 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1552,7 +1617,8 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1561,7 +1627,8 @@ export interface operations {
       };
       409: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1570,7 +1637,8 @@ export interface operations {
       };
       413: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1579,7 +1647,8 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1588,7 +1657,8 @@ export interface operations {
       };
       415: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1597,7 +1667,8 @@ export interface operations {
       };
       422: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1606,13 +1677,14 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1621,7 +1693,8 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1630,8 +1703,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -1653,12 +1726,12 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -1667,7 +1740,7 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -1676,7 +1749,7 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -1685,7 +1758,7 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -1694,7 +1767,7 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -1703,13 +1776,13 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -1718,7 +1791,7 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -1727,8 +1800,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -1740,7 +1813,9 @@ export interface operations {
   createDocumentation: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path: {
         versionId: number;
       };
@@ -1759,12 +1834,14 @@ export interface operations {
     responses: {
       201: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -1773,7 +1850,8 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1782,7 +1860,8 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1791,7 +1870,8 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1800,7 +1880,8 @@ export interface operations {
       };
       409: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1809,7 +1890,8 @@ export interface operations {
       };
       413: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1818,7 +1900,8 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1827,7 +1910,8 @@ export interface operations {
       };
       415: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1836,7 +1920,8 @@ export interface operations {
       };
       422: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1845,13 +1930,14 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1860,7 +1946,8 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1869,8 +1956,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -1882,7 +1969,10 @@ export interface operations {
   updateDocumentation: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        'If-Match'?: components['parameters']['IfMatch'];
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path: {
         id: number;
       };
@@ -1901,12 +1991,14 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -1915,7 +2007,8 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1924,7 +2017,8 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1933,7 +2027,8 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1942,7 +2037,8 @@ export interface operations {
       };
       409: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1951,7 +2047,9 @@ export interface operations {
       };
       412: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          ETag: components['headers']['ETag'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1960,7 +2058,8 @@ export interface operations {
       };
       413: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1969,7 +2068,8 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1978,7 +2078,8 @@ export interface operations {
       };
       415: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1987,7 +2088,8 @@ export interface operations {
       };
       422: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1996,13 +2098,14 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2011,7 +2114,8 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2020,8 +2124,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -2035,7 +2139,10 @@ export interface operations {
       query?: {
         cascade?: boolean;
       };
-      header?: never;
+      header?: {
+        'If-Match'?: components['parameters']['IfMatch'];
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path: {
         id: number;
       };
@@ -2045,12 +2152,13 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2059,7 +2167,8 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2068,7 +2177,8 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2077,7 +2187,8 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2086,7 +2197,8 @@ export interface operations {
       };
       409: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2095,7 +2207,9 @@ export interface operations {
       };
       412: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          ETag: components['headers']['ETag'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2104,7 +2218,8 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2113,7 +2228,8 @@ export interface operations {
       };
       415: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2122,7 +2238,8 @@ export interface operations {
       };
       422: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2131,13 +2248,14 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2146,7 +2264,8 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2155,8 +2274,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -2168,7 +2287,9 @@ export interface operations {
   createCategory: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path: {
         id: number;
       };
@@ -2184,12 +2305,13 @@ export interface operations {
     responses: {
       201: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2198,7 +2320,8 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2207,7 +2330,8 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2216,7 +2340,8 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2225,7 +2350,8 @@ export interface operations {
       };
       409: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2234,7 +2360,8 @@ export interface operations {
       };
       413: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2243,7 +2370,8 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2252,7 +2380,8 @@ export interface operations {
       };
       415: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2261,7 +2390,8 @@ export interface operations {
       };
       422: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2270,13 +2400,14 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2285,7 +2416,8 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2294,8 +2426,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -2310,7 +2442,9 @@ export interface operations {
         draft?: boolean;
         format?: 'auto' | 'yaml' | 'json';
       };
-      header?: never;
+      header?: {
+        'If-None-Match'?: components['parameters']['IfNoneMatch'];
+      };
       path: {
         id: number;
       };
@@ -2320,12 +2454,13 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -2337,19 +2472,20 @@ export interface operations {
       };
       304: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content?: never;
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -2358,7 +2494,7 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -2367,7 +2503,7 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -2376,7 +2512,7 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -2385,13 +2521,13 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -2400,7 +2536,7 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -2409,8 +2545,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -2422,7 +2558,9 @@ export interface operations {
   publishReference: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path: {
         id: number;
       };
@@ -2432,12 +2570,13 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2446,7 +2585,8 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2455,7 +2595,8 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2464,7 +2605,8 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2473,7 +2615,8 @@ export interface operations {
       };
       409: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2482,7 +2625,8 @@ export interface operations {
       };
       413: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2491,7 +2635,8 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2500,7 +2645,8 @@ export interface operations {
       };
       415: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2509,7 +2655,8 @@ export interface operations {
       };
       422: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2518,13 +2665,14 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2533,7 +2681,8 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2542,8 +2691,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -2557,7 +2706,9 @@ export interface operations {
       query?: {
         publish?: boolean;
       };
-      header?: never;
+      header?: {
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path: {
         versionId: number | 'latest';
       };
@@ -2579,12 +2730,13 @@ export interface operations {
     responses: {
       201: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2593,7 +2745,8 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2602,7 +2755,8 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2611,7 +2765,8 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2620,7 +2775,8 @@ export interface operations {
       };
       409: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2629,7 +2785,8 @@ export interface operations {
       };
       413: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2638,7 +2795,8 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2647,7 +2805,8 @@ export interface operations {
       };
       415: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2656,7 +2815,8 @@ export interface operations {
       };
       422: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2665,13 +2825,14 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2680,7 +2841,8 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2689,8 +2851,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -2702,7 +2864,9 @@ export interface operations {
   createPage: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path: {
         id: number;
       };
@@ -2722,12 +2886,14 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -2736,7 +2902,8 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2745,7 +2912,8 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2754,7 +2922,8 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2763,7 +2932,8 @@ export interface operations {
       };
       409: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2772,7 +2942,8 @@ export interface operations {
       };
       413: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2781,7 +2952,8 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2790,7 +2962,8 @@ export interface operations {
       };
       415: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2799,7 +2972,8 @@ export interface operations {
       };
       422: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2808,13 +2982,14 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2823,7 +2998,8 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2832,8 +3008,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -2847,7 +3023,9 @@ export interface operations {
       query?: {
         format?: 'darkdown' | 'markdown' | 'html' | 'text' | 'markdoc';
       };
-      header?: never;
+      header?: {
+        'If-None-Match'?: components['parameters']['IfNoneMatch'];
+      };
       path: {
         id: number;
       };
@@ -2857,12 +3035,13 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -2871,19 +3050,20 @@ export interface operations {
       };
       304: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content?: never;
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -2892,7 +3072,7 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -2901,7 +3081,7 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -2910,7 +3090,7 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -2919,13 +3099,13 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -2934,7 +3114,7 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -2943,8 +3123,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -2956,7 +3136,10 @@ export interface operations {
   updatePage: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        'If-Match'?: components['parameters']['IfMatch'];
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path: {
         id: number;
       };
@@ -2978,12 +3161,14 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -2992,7 +3177,8 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3001,7 +3187,8 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3010,7 +3197,8 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3019,7 +3207,8 @@ export interface operations {
       };
       409: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3028,7 +3217,9 @@ export interface operations {
       };
       412: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          ETag: components['headers']['ETag'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3037,7 +3228,8 @@ export interface operations {
       };
       413: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3046,7 +3238,8 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3055,7 +3248,8 @@ export interface operations {
       };
       415: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3064,7 +3258,8 @@ export interface operations {
       };
       422: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3073,13 +3268,14 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3088,7 +3284,8 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3097,8 +3294,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -3110,7 +3307,10 @@ export interface operations {
   deletePage: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        'If-Match'?: components['parameters']['IfMatch'];
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path: {
         id: number;
       };
@@ -3120,12 +3320,13 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3134,7 +3335,8 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3143,7 +3345,8 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3152,7 +3355,8 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3161,7 +3365,8 @@ export interface operations {
       };
       409: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3170,7 +3375,9 @@ export interface operations {
       };
       412: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          ETag: components['headers']['ETag'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3179,7 +3386,8 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3188,7 +3396,8 @@ export interface operations {
       };
       415: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3197,7 +3406,8 @@ export interface operations {
       };
       422: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3206,13 +3416,14 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3221,7 +3432,8 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3230,8 +3442,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -3243,7 +3455,10 @@ export interface operations {
   publishPage: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        'If-Match'?: components['parameters']['IfMatch'];
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path: {
         id: number;
       };
@@ -3253,12 +3468,14 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -3267,7 +3484,8 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3276,7 +3494,8 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3285,7 +3504,8 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3294,7 +3514,8 @@ export interface operations {
       };
       409: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3303,7 +3524,9 @@ export interface operations {
       };
       412: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          ETag: components['headers']['ETag'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3312,7 +3535,8 @@ export interface operations {
       };
       413: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3321,7 +3545,8 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3330,7 +3555,8 @@ export interface operations {
       };
       415: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3339,7 +3565,8 @@ export interface operations {
       };
       422: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3348,13 +3575,14 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3363,7 +3591,8 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3372,8 +3601,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -3385,7 +3614,9 @@ export interface operations {
   restorePage: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path: {
         id: number;
       };
@@ -3395,12 +3626,14 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -3409,7 +3642,8 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3418,7 +3652,8 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3427,7 +3662,8 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3436,7 +3672,8 @@ export interface operations {
       };
       409: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3445,7 +3682,8 @@ export interface operations {
       };
       413: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3454,7 +3692,8 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3463,7 +3702,8 @@ export interface operations {
       };
       415: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3472,7 +3712,8 @@ export interface operations {
       };
       422: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3481,13 +3722,14 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3496,7 +3738,8 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3505,8 +3748,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -3533,12 +3776,12 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3547,7 +3790,7 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -3556,7 +3799,7 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -3565,7 +3808,7 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -3574,7 +3817,7 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -3583,13 +3826,13 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -3598,7 +3841,7 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -3607,8 +3850,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -3633,12 +3876,12 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3647,7 +3890,7 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -3656,7 +3899,7 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -3665,7 +3908,7 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -3674,7 +3917,7 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -3683,13 +3926,13 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -3698,7 +3941,7 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -3707,8 +3950,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -3733,12 +3976,12 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3747,7 +3990,7 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -3756,7 +3999,7 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -3765,7 +4008,7 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -3774,7 +4017,7 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -3783,13 +4026,13 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -3798,7 +4041,7 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -3807,8 +4050,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -3820,7 +4063,9 @@ export interface operations {
   restorePageRevision: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path: {
         id: number;
         revision: number;
@@ -3831,12 +4076,14 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -3845,7 +4092,8 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3854,7 +4102,8 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3863,7 +4112,8 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3872,7 +4122,8 @@ export interface operations {
       };
       409: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3881,7 +4132,8 @@ export interface operations {
       };
       413: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3890,7 +4142,8 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3899,7 +4152,8 @@ export interface operations {
       };
       415: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3908,7 +4162,8 @@ export interface operations {
       };
       422: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3917,13 +4172,14 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3932,7 +4188,8 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3941,8 +4198,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -3962,12 +4219,12 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3976,7 +4233,7 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -3985,7 +4242,7 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -3994,7 +4251,7 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4003,13 +4260,13 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -4018,7 +4275,7 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4027,8 +4284,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -4048,12 +4305,12 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4062,7 +4319,7 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4071,7 +4328,7 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4080,7 +4337,7 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4089,13 +4346,13 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -4104,7 +4361,7 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4113,8 +4370,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -4126,7 +4383,9 @@ export interface operations {
   grantReaderAccess: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path?: never;
       cookie?: never;
     };
@@ -4141,12 +4400,13 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4155,7 +4415,8 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4164,7 +4425,8 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4173,7 +4435,8 @@ export interface operations {
       };
       409: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4182,7 +4445,8 @@ export interface operations {
       };
       413: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4191,7 +4455,8 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4200,7 +4465,8 @@ export interface operations {
       };
       415: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4209,7 +4475,8 @@ export interface operations {
       };
       422: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4218,13 +4485,14 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4233,7 +4501,8 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4242,8 +4511,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -4255,7 +4524,9 @@ export interface operations {
   revokeReaderAccess: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path?: never;
       cookie?: never;
     };
@@ -4269,12 +4540,13 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4283,7 +4555,8 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4292,7 +4565,8 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4301,7 +4575,8 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4310,7 +4585,8 @@ export interface operations {
       };
       409: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4319,7 +4595,8 @@ export interface operations {
       };
       413: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4328,7 +4605,8 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4337,7 +4615,8 @@ export interface operations {
       };
       415: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4346,7 +4625,8 @@ export interface operations {
       };
       422: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4355,13 +4635,14 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4370,7 +4651,8 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4379,8 +4661,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -4395,7 +4677,9 @@ export interface operations {
         published?: boolean;
         versionId?: number | 'latest';
       };
-      header?: never;
+      header?: {
+        'If-None-Match'?: components['parameters']['IfNoneMatch'];
+      };
       path?: never;
       cookie?: never;
     };
@@ -4403,12 +4687,13 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -4417,19 +4702,20 @@ export interface operations {
       };
       304: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content?: never;
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4438,7 +4724,7 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4447,7 +4733,7 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4456,7 +4742,7 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4465,13 +4751,13 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -4480,7 +4766,7 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4489,8 +4775,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -4516,12 +4802,12 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4530,7 +4816,7 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4539,7 +4825,7 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4548,7 +4834,7 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4557,7 +4843,7 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4566,13 +4852,13 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -4581,7 +4867,7 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4590,8 +4876,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -4617,12 +4903,12 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4631,7 +4917,7 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4640,7 +4926,7 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4649,7 +4935,7 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4658,13 +4944,13 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -4673,7 +4959,7 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4682,8 +4968,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -4706,12 +4992,12 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4720,7 +5006,7 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4729,7 +5015,7 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4738,7 +5024,7 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4747,7 +5033,7 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4756,13 +5042,13 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -4771,7 +5057,7 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4780,8 +5066,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -4796,7 +5082,9 @@ export interface operations {
         published?: 'keep' | 'draft';
         strict?: boolean;
       };
-      header?: never;
+      header?: {
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path?: never;
       cookie?: never;
     };
@@ -4812,12 +5100,13 @@ export interface operations {
     responses: {
       201: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4826,7 +5115,8 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4835,7 +5125,8 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4844,7 +5135,8 @@ export interface operations {
       };
       409: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4853,7 +5145,8 @@ export interface operations {
       };
       413: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4862,7 +5155,8 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4871,7 +5165,8 @@ export interface operations {
       };
       415: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4880,7 +5175,8 @@ export interface operations {
       };
       422: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4889,13 +5185,14 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4904,7 +5201,8 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4913,8 +5211,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -4940,12 +5238,12 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4954,7 +5252,7 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4963,7 +5261,7 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4972,7 +5270,7 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4981,7 +5279,7 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4990,13 +5288,13 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -5005,7 +5303,7 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -5014,8 +5312,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -5027,7 +5325,9 @@ export interface operations {
   createChangelogPost: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path: {
         id: number;
       };
@@ -5047,12 +5347,13 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5061,7 +5362,8 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5070,7 +5372,8 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5079,7 +5382,8 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5088,7 +5392,8 @@ export interface operations {
       };
       409: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5097,7 +5402,8 @@ export interface operations {
       };
       413: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5106,7 +5412,8 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5115,7 +5422,8 @@ export interface operations {
       };
       415: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5124,7 +5432,8 @@ export interface operations {
       };
       422: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5133,13 +5442,14 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5148,7 +5458,8 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5157,8 +5468,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -5180,12 +5491,12 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5194,7 +5505,7 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -5203,7 +5514,7 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -5212,7 +5523,7 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -5221,7 +5532,7 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -5230,13 +5541,13 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -5245,7 +5556,7 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -5254,8 +5565,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -5275,12 +5586,12 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5289,7 +5600,7 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -5298,7 +5609,7 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -5307,7 +5618,7 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -5316,13 +5627,13 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -5331,7 +5642,7 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -5340,8 +5651,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -5353,7 +5664,9 @@ export interface operations {
   createWebhook: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path?: never;
       cookie?: never;
     };
@@ -5384,12 +5697,13 @@ export interface operations {
     responses: {
       201: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5398,7 +5712,8 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5407,7 +5722,8 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5416,7 +5732,8 @@ export interface operations {
       };
       409: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5425,7 +5742,8 @@ export interface operations {
       };
       413: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5434,7 +5752,8 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5443,7 +5762,8 @@ export interface operations {
       };
       415: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5452,7 +5772,8 @@ export interface operations {
       };
       422: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5461,13 +5782,14 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5476,7 +5798,8 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5485,8 +5808,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -5498,7 +5821,9 @@ export interface operations {
   deleteWebhook: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path: {
         id: number;
       };
@@ -5508,12 +5833,13 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5522,7 +5848,8 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5531,7 +5858,8 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5540,7 +5868,8 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5549,7 +5878,8 @@ export interface operations {
       };
       409: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5558,7 +5888,8 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5567,7 +5898,8 @@ export interface operations {
       };
       415: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5576,7 +5908,8 @@ export interface operations {
       };
       422: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5585,13 +5918,14 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5600,7 +5934,8 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5609,8 +5944,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -5634,12 +5969,12 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5648,7 +5983,7 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -5657,7 +5992,7 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -5666,7 +6001,7 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -5675,7 +6010,7 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -5684,13 +6019,13 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -5699,7 +6034,7 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -5708,8 +6043,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -5733,12 +6068,12 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5747,7 +6082,7 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -5756,7 +6091,7 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -5765,7 +6100,7 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -5774,7 +6109,7 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -5783,13 +6118,13 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -5798,7 +6133,7 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -5807,8 +6142,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
