@@ -122,7 +122,9 @@ export function registerIdempotency(app: FastifyInstance, service: IdempotencySt
     route.onRequest = [...hooksOf(route.onRequest), onRequest];
     route.preParsing = [...hooksOf(route.preParsing), preParsing];
     route.preHandler = [...hooksOf(route.preHandler), preHandler];
-    route.onSend = [...hooksOf(route.onSend), onSend];
+    // First of the route's own: the answer is kept as the route made it, before compression
+    // (whose hook is the route's too) encodes it; a replay is sent through that hook again.
+    route.onSend = [onSend, ...hooksOf(route.onSend)];
     route.onResponse = [...hooksOf(route.onResponse), onResponse];
   });
 }
