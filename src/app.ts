@@ -12,6 +12,7 @@ import { registerPreflight } from './http/cors.ts';
 import { registerPipeline } from './http/pipeline.ts';
 import { buildSerializer, compileValidator } from './http/schema-compilers.ts';
 import { registerIdempotency } from './http/idempotency.ts';
+import { registerCompression } from './http/compression.ts';
 import { registerMetrics } from './http/metrics.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { registerDocs } from './http/docs.ts';
@@ -229,6 +230,9 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     done(null, payload);
   });
   registerErrorHandling(app);
+  // Before every route, the site's included; an Idempotency-Key keeps its answer before this
+  // compresses it (see registerIdempotency).
+  await registerCompression(app);
   // Before the API's hooks: a project's host serves its site on every path but Quire's own.
   site = buildSite(deps);
   // The forms of every site (feedback) first: the site's own hook answers any other POST to a site.

@@ -50,6 +50,8 @@ export interface Config {
   readonly webhookConcurrency: number;
   /** METRICS: GET /metrics answers, and requests, queries and caches are counted for it */
   readonly metrics: boolean;
+  /** METRICS_TOKEN: when set, GET /metrics answers only a request with `Authorization: Bearer <it>` */
+  readonly metricsToken: string | null;
   /** CACHE_MEMORY_MB: what cached page answers and rendered contents may weigh together (MiB) */
   readonly cacheMemoryMb: number;
   /** RENDER_AHEAD: pages' HTML is rendered and stored in the background after their contents change */
@@ -224,6 +226,11 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
   const cacheMemoryMb = count('CACHE_MEMORY_MB', 1, 65_536) ?? 256;
 
   const metrics = flag('METRICS', true);
+  const metricsToken = get('METRICS_TOKEN') ?? null;
+  if (metricsToken !== null && !/^[\x21-\x7e]{16,512}$/.test(metricsToken)) {
+    // Not echoed: it is a secret.
+    problems.push('METRICS_TOKEN must be 16-512 printable characters without spaces');
+  }
   const renderAhead = flag('RENDER_AHEAD', true);
   // SQLite's own ceiling is just under 2 GiB (SQLITE_MAX_MMAP_SIZE in the driver's build).
   const sqliteMmapMb = count('SQLITE_MMAP_MB', 0, 2047) ?? 1024;
@@ -270,6 +277,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     webhookPollIntervalMs,
     webhookConcurrency,
     metrics,
+    metricsToken,
     cacheMemoryMb,
     renderAhead,
     sqliteMmapMb,

@@ -972,9 +972,23 @@ export interface components {
     };
   };
   responses: never;
-  parameters: never;
+  parameters: {
+    IdempotencyKey: string;
+    IfMatch: string;
+    IfNoneMatch: string;
+  };
   requestBodies: never;
-  headers: never;
+  headers: {
+    'X-Request-Id': string;
+    'X-RateLimit-Limit': number;
+    'X-RateLimit-Remaining': number;
+    'X-RateLimit-Reset': number;
+    'RateLimit-Policy': string;
+    RateLimit: string;
+    'Retry-After': number;
+    'Idempotent-Replayed': 'true';
+    ETag: string;
+  };
   pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -990,12 +1004,12 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -1004,7 +1018,7 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -1013,7 +1027,7 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -1022,7 +1036,7 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -1031,13 +1045,13 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -1046,7 +1060,7 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -1055,8 +1069,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -1068,7 +1082,9 @@ export interface operations {
   createVersion: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path?: never;
       cookie?: never;
     };
@@ -1085,12 +1101,14 @@ export interface operations {
     responses: {
       201: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -1099,7 +1117,8 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1108,7 +1127,8 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1117,7 +1137,8 @@ export interface operations {
       };
       409: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1126,7 +1147,8 @@ export interface operations {
       };
       413: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1135,7 +1157,8 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1144,7 +1167,8 @@ export interface operations {
       };
       415: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1153,7 +1177,8 @@ export interface operations {
       };
       422: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1162,13 +1187,14 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1177,7 +1203,8 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1186,8 +1213,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -1199,7 +1226,10 @@ export interface operations {
   updateVersion: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        'If-Match'?: components['parameters']['IfMatch'];
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path: {
         id: number;
       };
@@ -1217,12 +1247,14 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -1231,7 +1263,8 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1240,7 +1273,8 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1249,7 +1283,8 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1258,7 +1293,8 @@ export interface operations {
       };
       409: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1267,7 +1303,9 @@ export interface operations {
       };
       412: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          ETag: components['headers']['ETag'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1276,7 +1314,8 @@ export interface operations {
       };
       413: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1285,7 +1324,8 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1294,7 +1334,8 @@ export interface operations {
       };
       415: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1303,7 +1344,8 @@ export interface operations {
       };
       422: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1312,13 +1354,14 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1327,7 +1370,8 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1336,8 +1380,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -1349,7 +1393,10 @@ export interface operations {
   deleteVersion: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        'If-Match'?: components['parameters']['IfMatch'];
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path: {
         id: number;
       };
@@ -1359,12 +1406,13 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1373,7 +1421,8 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1382,7 +1431,8 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1391,7 +1441,8 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1400,7 +1451,8 @@ export interface operations {
       };
       409: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1409,7 +1461,9 @@ export interface operations {
       };
       412: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          ETag: components['headers']['ETag'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1418,7 +1472,8 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1427,7 +1482,8 @@ export interface operations {
       };
       415: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1436,7 +1492,8 @@ export interface operations {
       };
       422: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1445,13 +1502,14 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1460,7 +1518,8 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1469,8 +1528,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -1494,12 +1553,12 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -1508,7 +1567,7 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -1517,7 +1576,7 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -1526,7 +1585,7 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -1535,7 +1594,7 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -1544,13 +1603,13 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -1559,7 +1618,7 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -1568,8 +1627,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -1581,7 +1640,9 @@ export interface operations {
   cloneVersion: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path: {
         id: number;
       };
@@ -1598,12 +1659,14 @@ export interface operations {
     responses: {
       201: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -1612,7 +1675,8 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1621,7 +1685,8 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1630,7 +1695,8 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1639,7 +1705,8 @@ export interface operations {
       };
       409: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1648,7 +1715,8 @@ export interface operations {
       };
       413: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1657,7 +1725,8 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1666,7 +1735,8 @@ export interface operations {
       };
       415: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1675,7 +1745,8 @@ export interface operations {
       };
       422: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1684,13 +1755,14 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1699,7 +1771,8 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1708,8 +1781,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -1731,12 +1804,12 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -1745,7 +1818,7 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -1754,7 +1827,7 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -1763,7 +1836,7 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -1772,7 +1845,7 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -1781,13 +1854,13 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -1796,7 +1869,7 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -1805,8 +1878,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -1818,7 +1891,9 @@ export interface operations {
   createDocumentation: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path: {
         versionId: number;
       };
@@ -1837,12 +1912,14 @@ export interface operations {
     responses: {
       201: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -1851,7 +1928,8 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1860,7 +1938,8 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1869,7 +1948,8 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1878,7 +1958,8 @@ export interface operations {
       };
       409: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1887,7 +1968,8 @@ export interface operations {
       };
       413: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1896,7 +1978,8 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1905,7 +1988,8 @@ export interface operations {
       };
       415: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1914,7 +1998,8 @@ export interface operations {
       };
       422: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1923,13 +2008,14 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1938,7 +2024,8 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1947,8 +2034,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -1960,7 +2047,10 @@ export interface operations {
   updateDocumentation: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        'If-Match'?: components['parameters']['IfMatch'];
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path: {
         id: number;
       };
@@ -1979,12 +2069,14 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -1993,7 +2085,8 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2002,7 +2095,8 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2011,7 +2105,8 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2020,7 +2115,8 @@ export interface operations {
       };
       409: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2029,7 +2125,9 @@ export interface operations {
       };
       412: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          ETag: components['headers']['ETag'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2038,7 +2136,8 @@ export interface operations {
       };
       413: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2047,7 +2146,8 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2056,7 +2156,8 @@ export interface operations {
       };
       415: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2065,7 +2166,8 @@ export interface operations {
       };
       422: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2074,13 +2176,14 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2089,7 +2192,8 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2098,8 +2202,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -2113,7 +2217,10 @@ export interface operations {
       query?: {
         cascade?: boolean;
       };
-      header?: never;
+      header?: {
+        'If-Match'?: components['parameters']['IfMatch'];
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path: {
         id: number;
       };
@@ -2123,12 +2230,13 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2137,7 +2245,8 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2146,7 +2255,8 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2155,7 +2265,8 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2164,7 +2275,8 @@ export interface operations {
       };
       409: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2173,7 +2285,9 @@ export interface operations {
       };
       412: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          ETag: components['headers']['ETag'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2182,7 +2296,8 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2191,7 +2306,8 @@ export interface operations {
       };
       415: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2200,7 +2316,8 @@ export interface operations {
       };
       422: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2209,13 +2326,14 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2224,7 +2342,8 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2233,8 +2352,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -2246,7 +2365,9 @@ export interface operations {
   createCategory: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path: {
         id: number;
       };
@@ -2262,12 +2383,13 @@ export interface operations {
     responses: {
       201: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2276,7 +2398,8 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2285,7 +2408,8 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2294,7 +2418,8 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2303,7 +2428,8 @@ export interface operations {
       };
       409: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2312,7 +2438,8 @@ export interface operations {
       };
       413: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2321,7 +2448,8 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2330,7 +2458,8 @@ export interface operations {
       };
       415: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2339,7 +2468,8 @@ export interface operations {
       };
       422: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2348,13 +2478,14 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2363,7 +2494,8 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2372,8 +2504,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -2388,7 +2520,9 @@ export interface operations {
         draft?: boolean;
         format?: 'auto' | 'yaml' | 'json';
       };
-      header?: never;
+      header?: {
+        'If-None-Match'?: components['parameters']['IfNoneMatch'];
+      };
       path: {
         id: number;
       };
@@ -2398,12 +2532,13 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -2415,19 +2550,20 @@ export interface operations {
       };
       304: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content?: never;
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -2436,7 +2572,7 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -2445,7 +2581,7 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -2454,7 +2590,7 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -2463,13 +2599,13 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -2478,7 +2614,7 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -2487,8 +2623,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -2600,7 +2736,9 @@ export interface operations {
   publishReference: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path: {
         id: number;
       };
@@ -2610,12 +2748,13 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2624,7 +2763,8 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2633,7 +2773,8 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2642,7 +2783,8 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2651,7 +2793,8 @@ export interface operations {
       };
       409: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2660,7 +2803,8 @@ export interface operations {
       };
       413: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2669,7 +2813,8 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2678,7 +2823,8 @@ export interface operations {
       };
       415: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2687,7 +2833,8 @@ export interface operations {
       };
       422: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2696,13 +2843,14 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2711,7 +2859,8 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2720,8 +2869,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -2735,7 +2884,9 @@ export interface operations {
       query?: {
         publish?: boolean;
       };
-      header?: never;
+      header?: {
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path: {
         versionId: number | 'latest';
       };
@@ -2757,12 +2908,13 @@ export interface operations {
     responses: {
       201: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2771,7 +2923,8 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2780,7 +2933,8 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2789,7 +2943,8 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2798,7 +2953,8 @@ export interface operations {
       };
       409: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2807,7 +2963,8 @@ export interface operations {
       };
       413: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2816,7 +2973,8 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2825,7 +2983,8 @@ export interface operations {
       };
       415: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2834,7 +2993,8 @@ export interface operations {
       };
       422: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2843,13 +3003,14 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2858,7 +3019,8 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2867,8 +3029,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -2880,7 +3042,9 @@ export interface operations {
   createPage: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path: {
         id: number;
       };
@@ -2900,12 +3064,14 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -2914,7 +3080,8 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2923,7 +3090,8 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2932,7 +3100,8 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2941,7 +3110,8 @@ export interface operations {
       };
       409: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2950,7 +3120,8 @@ export interface operations {
       };
       413: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2959,7 +3130,8 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2968,7 +3140,8 @@ export interface operations {
       };
       415: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2977,7 +3150,8 @@ export interface operations {
       };
       422: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2986,13 +3160,14 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3001,7 +3176,8 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3010,8 +3186,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -3025,7 +3201,9 @@ export interface operations {
       query?: {
         format?: 'darkdown' | 'markdown' | 'html' | 'text' | 'markdoc';
       };
-      header?: never;
+      header?: {
+        'If-None-Match'?: components['parameters']['IfNoneMatch'];
+      };
       path: {
         id: number;
       };
@@ -3035,12 +3213,13 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -3049,19 +3228,20 @@ export interface operations {
       };
       304: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content?: never;
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -3070,7 +3250,7 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -3079,7 +3259,7 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -3088,7 +3268,7 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -3097,13 +3277,13 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -3112,7 +3292,7 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -3121,8 +3301,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -3134,7 +3314,10 @@ export interface operations {
   updatePage: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        'If-Match'?: components['parameters']['IfMatch'];
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path: {
         id: number;
       };
@@ -3156,12 +3339,14 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -3170,7 +3355,8 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3179,7 +3365,8 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3188,7 +3375,8 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3197,7 +3385,8 @@ export interface operations {
       };
       409: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3206,7 +3395,9 @@ export interface operations {
       };
       412: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          ETag: components['headers']['ETag'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3215,7 +3406,8 @@ export interface operations {
       };
       413: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3224,7 +3416,8 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3233,7 +3426,8 @@ export interface operations {
       };
       415: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3242,7 +3436,8 @@ export interface operations {
       };
       422: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3251,13 +3446,14 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3266,7 +3462,8 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3275,8 +3472,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -3288,7 +3485,10 @@ export interface operations {
   deletePage: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        'If-Match'?: components['parameters']['IfMatch'];
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path: {
         id: number;
       };
@@ -3298,12 +3498,13 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3312,7 +3513,8 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3321,7 +3523,8 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3330,7 +3533,8 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3339,7 +3543,8 @@ export interface operations {
       };
       409: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3348,7 +3553,9 @@ export interface operations {
       };
       412: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          ETag: components['headers']['ETag'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3357,7 +3564,8 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3366,7 +3574,8 @@ export interface operations {
       };
       415: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3375,7 +3584,8 @@ export interface operations {
       };
       422: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3384,13 +3594,14 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3399,7 +3610,8 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3408,8 +3620,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -3421,7 +3633,10 @@ export interface operations {
   publishPage: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        'If-Match'?: components['parameters']['IfMatch'];
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path: {
         id: number;
       };
@@ -3431,12 +3646,14 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -3445,7 +3662,8 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3454,7 +3672,8 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3463,7 +3682,8 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3472,7 +3692,8 @@ export interface operations {
       };
       409: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3481,7 +3702,9 @@ export interface operations {
       };
       412: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          ETag: components['headers']['ETag'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3490,7 +3713,8 @@ export interface operations {
       };
       413: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3499,7 +3723,8 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3508,7 +3733,8 @@ export interface operations {
       };
       415: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3517,7 +3743,8 @@ export interface operations {
       };
       422: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3526,13 +3753,14 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3541,7 +3769,8 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3550,8 +3779,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -3563,7 +3792,9 @@ export interface operations {
   restorePage: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path: {
         id: number;
       };
@@ -3573,12 +3804,14 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -3587,7 +3820,8 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3596,7 +3830,8 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3605,7 +3840,8 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3614,7 +3850,8 @@ export interface operations {
       };
       409: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3623,7 +3860,8 @@ export interface operations {
       };
       413: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3632,7 +3870,8 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3641,7 +3880,8 @@ export interface operations {
       };
       415: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3650,7 +3890,8 @@ export interface operations {
       };
       422: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3659,13 +3900,14 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3674,7 +3916,8 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3683,8 +3926,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -3711,12 +3954,12 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3725,7 +3968,7 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -3734,7 +3977,7 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -3743,7 +3986,7 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -3752,7 +3995,7 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -3761,13 +4004,13 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -3776,7 +4019,7 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -3785,8 +4028,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -3811,12 +4054,12 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3825,7 +4068,7 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -3834,7 +4077,7 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -3843,7 +4086,7 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -3852,7 +4095,7 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -3861,13 +4104,13 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -3876,7 +4119,7 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -3885,8 +4128,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -3911,12 +4154,12 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3925,7 +4168,7 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -3934,7 +4177,7 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -3943,7 +4186,7 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -3952,7 +4195,7 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -3961,13 +4204,13 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -3976,7 +4219,7 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -3985,8 +4228,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -3998,7 +4241,9 @@ export interface operations {
   restorePageRevision: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path: {
         id: number;
         revision: number;
@@ -4009,12 +4254,14 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -4023,7 +4270,8 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4032,7 +4280,8 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4041,7 +4290,8 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4050,7 +4300,8 @@ export interface operations {
       };
       409: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4059,7 +4310,8 @@ export interface operations {
       };
       413: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4068,7 +4320,8 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4077,7 +4330,8 @@ export interface operations {
       };
       415: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4086,7 +4340,8 @@ export interface operations {
       };
       422: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4095,13 +4350,14 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4110,7 +4366,8 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4119,8 +4376,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -4140,12 +4397,12 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4154,7 +4411,7 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4163,7 +4420,7 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4172,7 +4429,7 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4181,13 +4438,13 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -4196,7 +4453,7 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4205,8 +4462,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -4226,12 +4483,12 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4240,7 +4497,7 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4249,7 +4506,7 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4258,7 +4515,7 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4267,13 +4524,13 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -4282,7 +4539,7 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4291,8 +4548,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -4304,7 +4561,9 @@ export interface operations {
   grantReaderAccess: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path?: never;
       cookie?: never;
     };
@@ -4319,12 +4578,13 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4333,7 +4593,8 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4342,7 +4603,8 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4351,7 +4613,8 @@ export interface operations {
       };
       409: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4360,7 +4623,8 @@ export interface operations {
       };
       413: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4369,7 +4633,8 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4378,7 +4643,8 @@ export interface operations {
       };
       415: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4387,7 +4653,8 @@ export interface operations {
       };
       422: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4396,13 +4663,14 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4411,7 +4679,8 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4420,8 +4689,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -4433,7 +4702,9 @@ export interface operations {
   revokeReaderAccess: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path?: never;
       cookie?: never;
     };
@@ -4447,12 +4718,13 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4461,7 +4733,8 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4470,7 +4743,8 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4479,7 +4753,8 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4488,7 +4763,8 @@ export interface operations {
       };
       409: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4497,7 +4773,8 @@ export interface operations {
       };
       413: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4506,7 +4783,8 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4515,7 +4793,8 @@ export interface operations {
       };
       415: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4524,7 +4803,8 @@ export interface operations {
       };
       422: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4533,13 +4813,14 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4548,7 +4829,8 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4557,8 +4839,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -4573,7 +4855,9 @@ export interface operations {
         published?: boolean;
         versionId?: number | 'latest';
       };
-      header?: never;
+      header?: {
+        'If-None-Match'?: components['parameters']['IfNoneMatch'];
+      };
       path?: never;
       cookie?: never;
     };
@@ -4581,12 +4865,13 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -4595,19 +4880,20 @@ export interface operations {
       };
       304: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content?: never;
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4616,7 +4902,7 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4625,7 +4911,7 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4634,7 +4920,7 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4643,13 +4929,13 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -4658,7 +4944,7 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4667,8 +4953,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -4694,12 +4980,12 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4708,7 +4994,7 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4717,7 +5003,7 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4726,7 +5012,7 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4735,7 +5021,7 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4744,13 +5030,13 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -4759,7 +5045,7 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4768,8 +5054,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -4795,12 +5081,12 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4809,7 +5095,7 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4818,7 +5104,7 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4827,7 +5113,7 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4836,13 +5122,13 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -4851,7 +5137,7 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4860,8 +5146,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -4884,12 +5170,12 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4898,7 +5184,7 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4907,7 +5193,7 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4916,7 +5202,7 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4925,7 +5211,7 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4934,13 +5220,13 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -4949,7 +5235,7 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4958,8 +5244,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -4974,7 +5260,9 @@ export interface operations {
         published?: 'keep' | 'draft';
         strict?: boolean;
       };
-      header?: never;
+      header?: {
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path?: never;
       cookie?: never;
     };
@@ -4990,12 +5278,13 @@ export interface operations {
     responses: {
       201: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5004,7 +5293,8 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5013,7 +5303,8 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5022,7 +5313,8 @@ export interface operations {
       };
       409: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5031,7 +5323,8 @@ export interface operations {
       };
       413: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5040,7 +5333,8 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5049,7 +5343,8 @@ export interface operations {
       };
       415: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5058,7 +5353,8 @@ export interface operations {
       };
       422: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5067,13 +5363,14 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5082,7 +5379,8 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5091,8 +5389,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -5118,12 +5416,12 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5132,7 +5430,7 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -5141,7 +5439,7 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -5150,7 +5448,7 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -5159,7 +5457,7 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -5168,13 +5466,13 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -5183,7 +5481,7 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -5192,8 +5490,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -5205,7 +5503,9 @@ export interface operations {
   createChangelogPost: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path: {
         id: number;
       };
@@ -5225,12 +5525,13 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5239,7 +5540,8 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5248,7 +5550,8 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5257,7 +5560,8 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5266,7 +5570,8 @@ export interface operations {
       };
       409: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5275,7 +5580,8 @@ export interface operations {
       };
       413: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5284,7 +5590,8 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5293,7 +5600,8 @@ export interface operations {
       };
       415: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5302,7 +5610,8 @@ export interface operations {
       };
       422: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5311,13 +5620,14 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5326,7 +5636,8 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5335,8 +5646,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -5358,12 +5669,12 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5372,7 +5683,7 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -5381,7 +5692,7 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -5390,7 +5701,7 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -5399,7 +5710,7 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -5408,13 +5719,13 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -5423,7 +5734,7 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -5432,8 +5743,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -5453,12 +5764,12 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5467,7 +5778,7 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -5476,7 +5787,7 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -5485,7 +5796,7 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -5494,13 +5805,13 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -5509,7 +5820,7 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -5518,8 +5829,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -5531,7 +5842,9 @@ export interface operations {
   createWebhook: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path?: never;
       cookie?: never;
     };
@@ -5562,12 +5875,13 @@ export interface operations {
     responses: {
       201: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5576,7 +5890,8 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5585,7 +5900,8 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5594,7 +5910,8 @@ export interface operations {
       };
       409: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5603,7 +5920,8 @@ export interface operations {
       };
       413: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5612,7 +5930,8 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5621,7 +5940,8 @@ export interface operations {
       };
       415: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5630,7 +5950,8 @@ export interface operations {
       };
       422: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5639,13 +5960,14 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5654,7 +5976,8 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5663,8 +5986,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -5676,7 +5999,9 @@ export interface operations {
   deleteWebhook: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path: {
         id: number;
       };
@@ -5686,12 +6011,13 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5700,7 +6026,8 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5709,7 +6036,8 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5718,7 +6046,8 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5727,7 +6056,8 @@ export interface operations {
       };
       409: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5736,7 +6066,8 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5745,7 +6076,8 @@ export interface operations {
       };
       415: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5754,7 +6086,8 @@ export interface operations {
       };
       422: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5763,13 +6096,14 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5778,7 +6112,8 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5787,8 +6122,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -5812,12 +6147,12 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5826,7 +6161,7 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -5835,7 +6170,7 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -5844,7 +6179,7 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -5853,7 +6188,7 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -5862,13 +6197,13 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -5877,7 +6212,7 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -5886,8 +6221,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -5911,12 +6246,12 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5925,7 +6260,7 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -5934,7 +6269,7 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -5943,7 +6278,7 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -5952,7 +6287,7 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -5961,13 +6296,13 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -5976,7 +6311,7 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -5985,8 +6320,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {

@@ -42,6 +42,9 @@ export const referenceUploadRoutes: FastifyPluginAsyncTypebox<{ references: Refe
           'replaces a definition, the answer carries the change report from it to the new one. Needs ' +
           '`reference.publish`, or `reference.edit` when publish is false.',
         tags: ['references'],
+        // What the service checks, for the document: the pipeline checks no permission here.
+        'x-permission': 'reference.publish',
+        'x-permission-alternatives': [{ permission: 'reference.edit', when: 'publish=false' }],
         body: UploadBody,
         params: UploadParams,
         querystring: UploadQuery,
