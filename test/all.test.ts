@@ -413,11 +413,15 @@ describe('GET /all', () => {
   it('is described in the OpenAPI document with its query and dictionary response', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' });
     const doc = res.json<{
-      paths: Record<string, Record<string, { parameters?: Array<{ name: string }> }>>;
+      paths: Record<string, Record<string, { parameters?: Array<{ name?: string; $ref?: string }> }>>;
       components: { schemas: Record<string, unknown> };
     }>();
     const op = doc.paths['/all']?.get;
-    expect(op?.parameters?.map((p) => p.name).sort()).toEqual(['published', 'versionId']);
+    expect(op?.parameters?.map((p) => p.name ?? p.$ref).sort()).toEqual([
+      '#/components/parameters/IfNoneMatch',
+      'published',
+      'versionId',
+    ]);
     // The answer is a named component; its dictionaries (keyed by id) are maps, not fixed fields.
     const ref = /"\$ref":"#\/components\/schemas\/([^"]+)"/.exec(JSON.stringify(op))?.[1];
     expect(ref).toBeDefined();

@@ -266,4 +266,25 @@ describe.runIf(fs.existsSync(CHROMIUM))('GET /docs in a browser', () => {
     },
     BROWSER_KILL_MS + 30_000,
   );
+
+  it(
+    "shows an operation's permission and rate limit when it is opened",
+    async () => {
+      await t.app.listen({ host: '127.0.0.1', port: 0 });
+      const { port } = t.app.server.address() as { port: number };
+      // A deep link opens the operation, as a reader's click would.
+      const run = await renderInChromium(`http://127.0.0.1:${port}/docs#/pages/readPage`);
+      const [, opened = ''] = run.dom.split('id="operations-pages-readPage"');
+      const extensions = opened.split('<h4>Extensions</h4>')[1] ?? '';
+      expect(extensions, 'the opened operation shows its extensions').not.toBe('');
+      const text = extensions
+        .replace(/<[^>]*>/g, ' ')
+        .replace(/&quot;/g, '"')
+        .replace(/\s+/g, ' ');
+      expect(text).toMatch(/x-permission "?page\.read"?/);
+      expect(text).toMatch(/x-rate-limit .*"?limit"?\s*:?\s*600/);
+      expect(text).toMatch(/windowSeconds"?\s*:?\s*60\b/);
+    },
+    BROWSER_KILL_MS + 30_000,
+  );
 });

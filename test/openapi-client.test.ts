@@ -76,12 +76,13 @@ describe('a client generated from /api/v1/openapi.json', () => {
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     const address = t.app.server.address();
     const port = typeof address === 'object' && address !== null ? address.port : 0;
-    const { created, published, read } = await createPublishRead(
+    const { created, retried, published, read } = await createPublishRead(
       `http://127.0.0.1:${port}/api/v1`,
       w.key,
       w.documentation.id,
     );
     expect(created).toMatchObject({ listed: false, contentPublished: null });
+    expect(retried).toEqual({ id: created.id, replayed: true });
     expect(published).toMatchObject({ id: created.id, listed: true, contentDraft: null });
     expect(read.id).toBe(created.id);
     expect(read.contentPublished).toContain('<h1');

@@ -28,7 +28,11 @@ interface Document {
   servers?: Array<{ url: string }>;
   tags?: Array<{ name: string; description?: string }>;
   paths: Record<string, Record<string, Operation>>;
-  components: { schemas: Record<string, Json> };
+  components: {
+    schemas: Record<string, Json>;
+    parameters?: Record<string, Json>;
+    headers?: Record<string, Json>;
+  };
 }
 
 /** service-api.md §4, decisions.md §3 and extensions.md: the permission each operation needs. */
@@ -43,8 +47,9 @@ const PERMISSIONS: Record<string, string | undefined> = {
   updateVersion: 'version.publish',
   readReferenceDefinition: 'reference.read',
   publishReference: 'reference.publish',
-  // reference.publish, or reference.edit with publish=false: the service decides, not the route.
-  uploadReference: undefined,
+  // reference.publish, or reference.edit with publish=false (x-permission-alternatives): the
+  // service checks it, not the pipeline.
+  uploadReference: 'reference.publish',
   listUsers: 'project.read',
   exportProject: 'project.export',
   listAll: 'project.read',
@@ -142,7 +147,8 @@ describe('the OpenAPI document', () => {
     // Every reference resolves, and every component is referred to.
     const referred = new Set<string>();
     for (const [where, node] of objects(doc)) {
-      if (typeof node.$ref !== 'string') continue;
+      // Headers and parameters: checked in the test of header components below.
+      if (typeof node.$ref !== 'string' || !node.$ref.startsWith('#/components/schemas/')) continue;
       const name = node.$ref.replace('#/components/schemas/', '');
       expect(schemas[name], `${where} → ${node.$ref}`).toBeDefined();
       referred.add(name);
@@ -264,5 +270,54 @@ describe('the OpenAPI document', () => {
         expect(Object.keys(op.responses[status]?.headers ?? {}), `${id} ${status}`).toContain('Retry-After');
       }
     }
+  });
+
+  it('declares the headers once, as components, and refers to them from each operation', async () => {
+    const doc = await documentOf();
+    expect(doc.components.parameters).toEqual({
+      IdempotencyKey: expect.objectContaining({ name: 'Idempotency-Key', in: 'header', required: false }),
+      IfMatch: expect.objectContaining({ name: 'If-Match', in: 'header', required: false }),
+      IfNoneMatch: expect.objectContaining({ name: 'If-None-Match', in: 'header', required: false }),
+    });
+    expect(Object.keys(doc.components.headers ?? {})).toEqual(
+      expect.arrayContaining([
+        'ETag',
+        'Idempotent-Replayed',
+        'X-RateLimit-Limit',
+        'Retry-After',
+        'X-Request-Id',
+      ]),
+    );
+    const refs = (op: Operation) =>
+      (op.parameters ?? []).flatMap((p) => ('$ref' in p ? [String(p.$ref)] : []));
+    for (const { path, method, op } of operationsOf(doc)) {
+      const id = `${method} ${path}`;
+      // Inline header parameters would give a generated client one type per operation, or none.
+      expect(
+        (op.parameters ?? []).filter((p) => p.in === 'header'),
+        id,
+      ).toEqual([]);
+      expect(refs(op).includes('#/components/parameters/IdempotencyKey'), id).toBe(method !== 'GET');
+      for (const [status, response] of Object.entries(op.responses)) {
+        for (const [name, header] of Object.entries(response.headers ?? {})) {
+          expect(header, `${id} ${status} ${name}`).toEqual({ $ref: `#/components/headers/${name}` });
+          expect(doc.components.headers?.[name], name).toBeDefined();
+        }
+      }
+    }
+    const readPage = doc.paths['/page/{id}']?.get;
+    expect(readPage && refs(readPage)).toEqual(['#/components/parameters/IfNoneMatch']);
+    expect(Object.keys(readPage?.responses['200']?.headers ?? {})).toContain('ETag');
+    const updatePage = doc.paths['/page/{id}']?.put;
+    expect(updatePage && refs(updatePage)).toEqual([
+      '#/components/parameters/IfMatch',
+      '#/components/parameters/IdempotencyKey',
+    ]);
+    expect(Object.keys(updatePage?.responses['412']?.headers ?? {})).toContain('ETag');
+    expect(Object.keys(updatePage?.responses['200']?.headers ?? {})).toContain('Idempotent-Replayed');
+    const upload = doc.paths['/version/{versionId}/reference']?.post as Operation & Json;
+    expect(upload['x-permission-alternatives']).toEqual([
+      { permission: 'reference.edit', when: 'publish=false' },
+    ]);
   });
 });

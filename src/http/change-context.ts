@@ -7,7 +7,7 @@ import { runOf } from './idempotency.ts';
 export function contextOf(request: FastifyRequest): UseCaseContext {
   const auth = request.auth;
   if (!auth) throw new ForbiddenError('No API Key was provided.');
-  const ifMatch = request.headers['if-match'];
+  const ifMatch = declaresIfMatch(request) ? request.headers['if-match'] : undefined;
   const ctx: UseCaseContext = {
     scope: auth.scope,
     actor: auth.actor,
@@ -22,4 +22,15 @@ export function contextOf(request: FastifyRequest): UseCaseContext {
     transaction: { get: () => run.transaction, enumerable: true },
     join: { value: () => run.open(), enumerable: true },
   });
+}
+
+/**
+ * If-Match is honoured where the route's schema declares it, and read nowhere else: a route cannot
+ * act on the header without the document saying so (test/openapi.headers.test.ts). Reads never do.
+ */
+function declaresIfMatch(request: FastifyRequest): boolean {
+  if (request.method === 'GET' || request.method === 'HEAD') return false;
+  const headers = request.routeOptions.schema?.headers as
+    { properties?: Record<string, unknown> } | undefined;
+  return headers?.properties?.['If-Match'] !== undefined;
 }

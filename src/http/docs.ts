@@ -101,6 +101,8 @@ export async function registerDocs(app: FastifyInstance): Promise<void> {
         // No top bar: its box loads any address typed in, and this page shows one document.
         layout: 'BaseLayout',
         deepLinking: true,
+        // Shows each operation's x-permission and x-rate-limit (and each schema's x- fields).
+        showExtensions: true,
         // A reference, not a client: a browser sends an Origin header with every write, which the
         // API refuses for operations that are not cross-origin (they are called from back-ends),
         // so "Try it out" would fail on most operations and invite pasting keys into a page.

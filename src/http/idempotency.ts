@@ -11,6 +11,7 @@ import type {
   preHandlerHookHandler,
   preParsingHookHandler,
   RequestPayload,
+  RouteOptions,
 } from 'fastify';
 import { InvalidFieldError, PayloadTooLargeError } from '../errors.ts';
 import type { IdempotencyStore, IdempotentRun } from '../shared/idempotency-store.ts';
@@ -117,14 +118,19 @@ export function registerIdempotency(app: FastifyInstance, service: IdempotencySt
   };
 
   app.addHook('onRoute', (route) => {
-    if (route.config?.operation === undefined) return;
-    if (![route.method].flat().some((method) => WRITES.has(method))) return;
+    if (!takesIdempotencyKey(route)) return;
     route.onRequest = [...hooksOf(route.onRequest), onRequest];
     route.preParsing = [...hooksOf(route.preParsing), preParsing];
     route.preHandler = [...hooksOf(route.preHandler), preHandler];
     route.onSend = [...hooksOf(route.onSend), onSend];
     route.onResponse = [...hooksOf(route.onResponse), onResponse];
   });
+}
+
+/** Whether a route is a write of the API, whose requests may carry an Idempotency-Key. */
+export function takesIdempotencyKey(route: Pick<RouteOptions, 'config' | 'method'>): boolean {
+  if (route.config?.operation === undefined) return false;
+  return [route.method].flat().some((method) => WRITES.has(method));
 }
 
 /** A route's own hooks of one kind, as a list. */

@@ -1,5 +1,6 @@
 import swagger from '@fastify/swagger';
 import type { FastifyInstance, RouteOptions } from 'fastify';
+import { hoistHeaders } from './openapi-headers.ts';
 import { OPERATIONS } from './operations.ts';
 import { documentedFormOf } from './schemas.ts';
 
@@ -155,7 +156,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
     }),
     transformObject: (document) =>
       'openapiObject' in document
-        ? (hoistComponents(document.openapiObject as Json) as never)
+        ? (hoistHeaders(hoistComponents(document.openapiObject as Json)) as never)
         : document.swaggerObject,
   });
 }

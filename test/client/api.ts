@@ -938,9 +938,23 @@ export interface components {
     };
   };
   responses: never;
-  parameters: never;
+  parameters: {
+    IdempotencyKey: string;
+    IfMatch: string;
+    IfNoneMatch: string;
+  };
   requestBodies: never;
-  headers: never;
+  headers: {
+    'X-Request-Id': string;
+    'X-RateLimit-Limit': number;
+    'X-RateLimit-Remaining': number;
+    'X-RateLimit-Reset': number;
+    'RateLimit-Policy': string;
+    RateLimit: string;
+    'Retry-After': number;
+    'Idempotent-Replayed': 'true';
+    ETag: string;
+  };
   pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -956,12 +970,12 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -970,7 +984,7 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -979,7 +993,7 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -988,7 +1002,7 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -997,13 +1011,13 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -1012,7 +1026,7 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -1021,8 +1035,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -1034,7 +1048,9 @@ export interface operations {
   createVersion: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path?: never;
       cookie?: never;
     };
@@ -1051,12 +1067,14 @@ export interface operations {
     responses: {
       201: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -1065,7 +1083,8 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1074,7 +1093,8 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1083,7 +1103,8 @@ export interface operations {
       };
       409: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1092,7 +1113,8 @@ export interface operations {
       };
       413: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1101,7 +1123,8 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1110,7 +1133,8 @@ export interface operations {
       };
       415: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1119,7 +1143,8 @@ export interface operations {
       };
       422: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1128,13 +1153,14 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1143,7 +1169,8 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1152,8 +1179,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -1165,7 +1192,10 @@ export interface operations {
   updateVersion: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        'If-Match'?: components['parameters']['IfMatch'];
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path: {
         id: number;
       };
@@ -1183,12 +1213,14 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -1197,7 +1229,8 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1206,7 +1239,8 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1215,7 +1249,8 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1224,7 +1259,8 @@ export interface operations {
       };
       409: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1233,7 +1269,9 @@ export interface operations {
       };
       412: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          ETag: components['headers']['ETag'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1242,7 +1280,8 @@ export interface operations {
       };
       413: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1251,7 +1290,8 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1260,7 +1300,8 @@ export interface operations {
       };
       415: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1269,7 +1310,8 @@ export interface operations {
       };
       422: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1278,13 +1320,14 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1293,7 +1336,8 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1302,8 +1346,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -1315,7 +1359,10 @@ export interface operations {
   deleteVersion: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        'If-Match'?: components['parameters']['IfMatch'];
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path: {
         id: number;
       };
@@ -1325,12 +1372,13 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1339,7 +1387,8 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1348,7 +1397,8 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1357,7 +1407,8 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1366,7 +1417,8 @@ export interface operations {
       };
       409: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1375,7 +1427,9 @@ export interface operations {
       };
       412: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          ETag: components['headers']['ETag'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1384,7 +1438,8 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1393,7 +1448,8 @@ export interface operations {
       };
       415: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1402,7 +1458,8 @@ export interface operations {
       };
       422: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1411,13 +1468,14 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1426,7 +1484,8 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1435,8 +1494,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -1460,12 +1519,12 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -1474,7 +1533,7 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -1483,7 +1542,7 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -1492,7 +1551,7 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -1501,7 +1560,7 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -1510,13 +1569,13 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -1525,7 +1584,7 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -1534,8 +1593,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -1547,7 +1606,9 @@ export interface operations {
   cloneVersion: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path: {
         id: number;
       };
@@ -1564,12 +1625,14 @@ export interface operations {
     responses: {
       201: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -1578,7 +1641,8 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1587,7 +1651,8 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1596,7 +1661,8 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1605,7 +1671,8 @@ export interface operations {
       };
       409: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1614,7 +1681,8 @@ export interface operations {
       };
       413: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1623,7 +1691,8 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1632,7 +1701,8 @@ export interface operations {
       };
       415: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1641,7 +1711,8 @@ export interface operations {
       };
       422: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1650,13 +1721,14 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1665,7 +1737,8 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1674,8 +1747,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -1697,12 +1770,12 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -1711,7 +1784,7 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -1720,7 +1793,7 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -1729,7 +1802,7 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -1738,7 +1811,7 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -1747,13 +1820,13 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -1762,7 +1835,7 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -1771,8 +1844,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -1784,7 +1857,9 @@ export interface operations {
   createDocumentation: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path: {
         versionId: number;
       };
@@ -1803,12 +1878,14 @@ export interface operations {
     responses: {
       201: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -1817,7 +1894,8 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1826,7 +1904,8 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1835,7 +1914,8 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1844,7 +1924,8 @@ export interface operations {
       };
       409: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1853,7 +1934,8 @@ export interface operations {
       };
       413: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1862,7 +1944,8 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1871,7 +1954,8 @@ export interface operations {
       };
       415: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1880,7 +1964,8 @@ export interface operations {
       };
       422: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1889,13 +1974,14 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1904,7 +1990,8 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1913,8 +2000,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -1926,7 +2013,10 @@ export interface operations {
   updateDocumentation: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        'If-Match'?: components['parameters']['IfMatch'];
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path: {
         id: number;
       };
@@ -1945,12 +2035,14 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -1959,7 +2051,8 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1968,7 +2061,8 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1977,7 +2071,8 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1986,7 +2081,8 @@ export interface operations {
       };
       409: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1995,7 +2091,9 @@ export interface operations {
       };
       412: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          ETag: components['headers']['ETag'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2004,7 +2102,8 @@ export interface operations {
       };
       413: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2013,7 +2112,8 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2022,7 +2122,8 @@ export interface operations {
       };
       415: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2031,7 +2132,8 @@ export interface operations {
       };
       422: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2040,13 +2142,14 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2055,7 +2158,8 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2064,8 +2168,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -2079,7 +2183,10 @@ export interface operations {
       query?: {
         cascade?: boolean;
       };
-      header?: never;
+      header?: {
+        'If-Match'?: components['parameters']['IfMatch'];
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path: {
         id: number;
       };
@@ -2089,12 +2196,13 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2103,7 +2211,8 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2112,7 +2221,8 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2121,7 +2231,8 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2130,7 +2241,8 @@ export interface operations {
       };
       409: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2139,7 +2251,9 @@ export interface operations {
       };
       412: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          ETag: components['headers']['ETag'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2148,7 +2262,8 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2157,7 +2272,8 @@ export interface operations {
       };
       415: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2166,7 +2282,8 @@ export interface operations {
       };
       422: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2175,13 +2292,14 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2190,7 +2308,8 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2199,8 +2318,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -2212,7 +2331,9 @@ export interface operations {
   createCategory: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path: {
         id: number;
       };
@@ -2228,12 +2349,13 @@ export interface operations {
     responses: {
       201: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2242,7 +2364,8 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2251,7 +2374,8 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2260,7 +2384,8 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2269,7 +2394,8 @@ export interface operations {
       };
       409: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2278,7 +2404,8 @@ export interface operations {
       };
       413: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2287,7 +2414,8 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2296,7 +2424,8 @@ export interface operations {
       };
       415: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2305,7 +2434,8 @@ export interface operations {
       };
       422: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2314,13 +2444,14 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2329,7 +2460,8 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2338,8 +2470,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -2354,7 +2486,9 @@ export interface operations {
         draft?: boolean;
         format?: 'auto' | 'yaml' | 'json';
       };
-      header?: never;
+      header?: {
+        'If-None-Match'?: components['parameters']['IfNoneMatch'];
+      };
       path: {
         id: number;
       };
@@ -2364,12 +2498,13 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -2381,19 +2516,20 @@ export interface operations {
       };
       304: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content?: never;
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -2402,7 +2538,7 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -2411,7 +2547,7 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -2420,7 +2556,7 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -2429,13 +2565,13 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -2444,7 +2580,7 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -2453,8 +2589,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -2466,7 +2602,9 @@ export interface operations {
   publishReference: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path: {
         id: number;
       };
@@ -2476,12 +2614,13 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2490,7 +2629,8 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2499,7 +2639,8 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2508,7 +2649,8 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2517,7 +2659,8 @@ export interface operations {
       };
       409: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2526,7 +2669,8 @@ export interface operations {
       };
       413: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2535,7 +2679,8 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2544,7 +2689,8 @@ export interface operations {
       };
       415: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2553,7 +2699,8 @@ export interface operations {
       };
       422: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2562,13 +2709,14 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2577,7 +2725,8 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2586,8 +2735,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -2601,7 +2750,9 @@ export interface operations {
       query?: {
         publish?: boolean;
       };
-      header?: never;
+      header?: {
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path: {
         versionId: number | 'latest';
       };
@@ -2623,12 +2774,13 @@ export interface operations {
     responses: {
       201: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2637,7 +2789,8 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2646,7 +2799,8 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2655,7 +2809,8 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2664,7 +2819,8 @@ export interface operations {
       };
       409: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2673,7 +2829,8 @@ export interface operations {
       };
       413: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2682,7 +2839,8 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2691,7 +2849,8 @@ export interface operations {
       };
       415: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2700,7 +2859,8 @@ export interface operations {
       };
       422: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2709,13 +2869,14 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2724,7 +2885,8 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2733,8 +2895,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -2746,7 +2908,9 @@ export interface operations {
   createPage: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path: {
         id: number;
       };
@@ -2766,12 +2930,14 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -2780,7 +2946,8 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2789,7 +2956,8 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2798,7 +2966,8 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2807,7 +2976,8 @@ export interface operations {
       };
       409: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2816,7 +2986,8 @@ export interface operations {
       };
       413: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2825,7 +2996,8 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2834,7 +3006,8 @@ export interface operations {
       };
       415: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2843,7 +3016,8 @@ export interface operations {
       };
       422: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2852,13 +3026,14 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2867,7 +3042,8 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2876,8 +3052,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -2891,7 +3067,9 @@ export interface operations {
       query?: {
         format?: 'darkdown' | 'markdown' | 'html' | 'text' | 'markdoc';
       };
-      header?: never;
+      header?: {
+        'If-None-Match'?: components['parameters']['IfNoneMatch'];
+      };
       path: {
         id: number;
       };
@@ -2901,12 +3079,13 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -2915,19 +3094,20 @@ export interface operations {
       };
       304: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content?: never;
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -2936,7 +3116,7 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -2945,7 +3125,7 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -2954,7 +3134,7 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -2963,13 +3143,13 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -2978,7 +3158,7 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -2987,8 +3167,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -3000,7 +3180,10 @@ export interface operations {
   updatePage: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        'If-Match'?: components['parameters']['IfMatch'];
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path: {
         id: number;
       };
@@ -3022,12 +3205,14 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -3036,7 +3221,8 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3045,7 +3231,8 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3054,7 +3241,8 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3063,7 +3251,8 @@ export interface operations {
       };
       409: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3072,7 +3261,9 @@ export interface operations {
       };
       412: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          ETag: components['headers']['ETag'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3081,7 +3272,8 @@ export interface operations {
       };
       413: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3090,7 +3282,8 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3099,7 +3292,8 @@ export interface operations {
       };
       415: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3108,7 +3302,8 @@ export interface operations {
       };
       422: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3117,13 +3312,14 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3132,7 +3328,8 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3141,8 +3338,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -3154,7 +3351,10 @@ export interface operations {
   deletePage: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        'If-Match'?: components['parameters']['IfMatch'];
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path: {
         id: number;
       };
@@ -3164,12 +3364,13 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3178,7 +3379,8 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3187,7 +3389,8 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3196,7 +3399,8 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3205,7 +3409,8 @@ export interface operations {
       };
       409: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3214,7 +3419,9 @@ export interface operations {
       };
       412: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          ETag: components['headers']['ETag'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3223,7 +3430,8 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3232,7 +3440,8 @@ export interface operations {
       };
       415: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3241,7 +3450,8 @@ export interface operations {
       };
       422: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3250,13 +3460,14 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3265,7 +3476,8 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3274,8 +3486,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -3287,7 +3499,10 @@ export interface operations {
   publishPage: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        'If-Match'?: components['parameters']['IfMatch'];
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path: {
         id: number;
       };
@@ -3297,12 +3512,14 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -3311,7 +3528,8 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3320,7 +3538,8 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3329,7 +3548,8 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3338,7 +3558,8 @@ export interface operations {
       };
       409: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3347,7 +3568,9 @@ export interface operations {
       };
       412: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          ETag: components['headers']['ETag'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3356,7 +3579,8 @@ export interface operations {
       };
       413: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3365,7 +3589,8 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3374,7 +3599,8 @@ export interface operations {
       };
       415: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3383,7 +3609,8 @@ export interface operations {
       };
       422: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3392,13 +3619,14 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3407,7 +3635,8 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3416,8 +3645,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -3429,7 +3658,9 @@ export interface operations {
   restorePage: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path: {
         id: number;
       };
@@ -3439,12 +3670,14 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -3453,7 +3686,8 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3462,7 +3696,8 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3471,7 +3706,8 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3480,7 +3716,8 @@ export interface operations {
       };
       409: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3489,7 +3726,8 @@ export interface operations {
       };
       413: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3498,7 +3736,8 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3507,7 +3746,8 @@ export interface operations {
       };
       415: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3516,7 +3756,8 @@ export interface operations {
       };
       422: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3525,13 +3766,14 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3540,7 +3782,8 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3549,8 +3792,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -3577,12 +3820,12 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3591,7 +3834,7 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -3600,7 +3843,7 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -3609,7 +3852,7 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -3618,7 +3861,7 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -3627,13 +3870,13 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -3642,7 +3885,7 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -3651,8 +3894,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -3677,12 +3920,12 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3691,7 +3934,7 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -3700,7 +3943,7 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -3709,7 +3952,7 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -3718,7 +3961,7 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -3727,13 +3970,13 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -3742,7 +3985,7 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -3751,8 +3994,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -3777,12 +4020,12 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3791,7 +4034,7 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -3800,7 +4043,7 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -3809,7 +4052,7 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -3818,7 +4061,7 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -3827,13 +4070,13 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -3842,7 +4085,7 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -3851,8 +4094,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -3864,7 +4107,9 @@ export interface operations {
   restorePageRevision: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path: {
         id: number;
         revision: number;
@@ -3875,12 +4120,14 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -3889,7 +4136,8 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3898,7 +4146,8 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3907,7 +4156,8 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3916,7 +4166,8 @@ export interface operations {
       };
       409: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3925,7 +4176,8 @@ export interface operations {
       };
       413: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3934,7 +4186,8 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3943,7 +4196,8 @@ export interface operations {
       };
       415: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3952,7 +4206,8 @@ export interface operations {
       };
       422: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3961,13 +4216,14 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3976,7 +4232,8 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3985,8 +4242,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -4006,12 +4263,12 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4020,7 +4277,7 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4029,7 +4286,7 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4038,7 +4295,7 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4047,13 +4304,13 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -4062,7 +4319,7 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4071,8 +4328,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -4092,12 +4349,12 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4106,7 +4363,7 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4115,7 +4372,7 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4124,7 +4381,7 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4133,13 +4390,13 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -4148,7 +4405,7 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4157,8 +4414,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -4170,7 +4427,9 @@ export interface operations {
   grantReaderAccess: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path?: never;
       cookie?: never;
     };
@@ -4185,12 +4444,13 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4199,7 +4459,8 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4208,7 +4469,8 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4217,7 +4479,8 @@ export interface operations {
       };
       409: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4226,7 +4489,8 @@ export interface operations {
       };
       413: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4235,7 +4499,8 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4244,7 +4509,8 @@ export interface operations {
       };
       415: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4253,7 +4519,8 @@ export interface operations {
       };
       422: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4262,13 +4529,14 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4277,7 +4545,8 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4286,8 +4555,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -4299,7 +4568,9 @@ export interface operations {
   revokeReaderAccess: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path?: never;
       cookie?: never;
     };
@@ -4313,12 +4584,13 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4327,7 +4599,8 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4336,7 +4609,8 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4345,7 +4619,8 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4354,7 +4629,8 @@ export interface operations {
       };
       409: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4363,7 +4639,8 @@ export interface operations {
       };
       413: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4372,7 +4649,8 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4381,7 +4659,8 @@ export interface operations {
       };
       415: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4390,7 +4669,8 @@ export interface operations {
       };
       422: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4399,13 +4679,14 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4414,7 +4695,8 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4423,8 +4705,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -4439,7 +4721,9 @@ export interface operations {
         published?: boolean;
         versionId?: number | 'latest';
       };
-      header?: never;
+      header?: {
+        'If-None-Match'?: components['parameters']['IfNoneMatch'];
+      };
       path?: never;
       cookie?: never;
     };
@@ -4447,12 +4731,13 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -4461,19 +4746,20 @@ export interface operations {
       };
       304: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content?: never;
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4482,7 +4768,7 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4491,7 +4777,7 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4500,7 +4786,7 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4509,13 +4795,13 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -4524,7 +4810,7 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4533,8 +4819,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -4657,12 +4943,12 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4671,7 +4957,7 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4680,7 +4966,7 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4689,7 +4975,7 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4698,7 +4984,7 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4707,13 +4993,13 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -4722,7 +5008,7 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4731,8 +5017,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -4758,12 +5044,12 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4772,7 +5058,7 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4781,7 +5067,7 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4790,7 +5076,7 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4799,13 +5085,13 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -4814,7 +5100,7 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4823,8 +5109,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -4847,12 +5133,12 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4861,7 +5147,7 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4870,7 +5156,7 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4879,7 +5165,7 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4888,7 +5174,7 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4897,13 +5183,13 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -4912,7 +5198,7 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4921,8 +5207,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -4937,7 +5223,9 @@ export interface operations {
         published?: 'keep' | 'draft';
         strict?: boolean;
       };
-      header?: never;
+      header?: {
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path?: never;
       cookie?: never;
     };
@@ -4953,12 +5241,13 @@ export interface operations {
     responses: {
       201: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4967,7 +5256,8 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4976,7 +5266,8 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4985,7 +5276,8 @@ export interface operations {
       };
       409: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -4994,7 +5286,8 @@ export interface operations {
       };
       413: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5003,7 +5296,8 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5012,7 +5306,8 @@ export interface operations {
       };
       415: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5021,7 +5316,8 @@ export interface operations {
       };
       422: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5030,13 +5326,14 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5045,7 +5342,8 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5054,8 +5352,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -5081,12 +5379,12 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5095,7 +5393,7 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -5104,7 +5402,7 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -5113,7 +5411,7 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -5122,7 +5420,7 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -5131,13 +5429,13 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -5146,7 +5444,7 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -5155,8 +5453,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -5168,7 +5466,9 @@ export interface operations {
   createChangelogPost: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path: {
         id: number;
       };
@@ -5188,12 +5488,13 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5202,7 +5503,8 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5211,7 +5513,8 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5220,7 +5523,8 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5229,7 +5533,8 @@ export interface operations {
       };
       409: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5238,7 +5543,8 @@ export interface operations {
       };
       413: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5247,7 +5553,8 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5256,7 +5563,8 @@ export interface operations {
       };
       415: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5265,7 +5573,8 @@ export interface operations {
       };
       422: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5274,13 +5583,14 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5289,7 +5599,8 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5298,8 +5609,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -5321,12 +5632,12 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5335,7 +5646,7 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -5344,7 +5655,7 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -5353,7 +5664,7 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -5362,7 +5673,7 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -5371,13 +5682,13 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -5386,7 +5697,7 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -5395,8 +5706,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -5416,12 +5727,12 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5430,7 +5741,7 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -5439,7 +5750,7 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -5448,7 +5759,7 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -5457,13 +5768,13 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -5472,7 +5783,7 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -5481,8 +5792,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -5494,7 +5805,9 @@ export interface operations {
   createWebhook: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path?: never;
       cookie?: never;
     };
@@ -5525,12 +5838,13 @@ export interface operations {
     responses: {
       201: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5539,7 +5853,8 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5548,7 +5863,8 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5557,7 +5873,8 @@ export interface operations {
       };
       409: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5566,7 +5883,8 @@ export interface operations {
       };
       413: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5575,7 +5893,8 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5584,7 +5903,8 @@ export interface operations {
       };
       415: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5593,7 +5913,8 @@ export interface operations {
       };
       422: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5602,13 +5923,14 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5617,7 +5939,8 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5626,8 +5949,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -5639,7 +5962,9 @@ export interface operations {
   deleteWebhook: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path: {
         id: number;
       };
@@ -5649,12 +5974,13 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5663,7 +5989,8 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5672,7 +5999,8 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5681,7 +6009,8 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5690,7 +6019,8 @@ export interface operations {
       };
       409: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5699,7 +6029,8 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5708,7 +6039,8 @@ export interface operations {
       };
       415: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5717,7 +6049,8 @@ export interface operations {
       };
       422: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5726,13 +6059,14 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5741,7 +6075,8 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5750,8 +6085,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -5775,12 +6110,12 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5789,7 +6124,7 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -5798,7 +6133,7 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -5807,7 +6142,7 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -5816,7 +6151,7 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -5825,13 +6160,13 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -5840,7 +6175,7 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -5849,8 +6184,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -5874,12 +6209,12 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5888,7 +6223,7 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -5897,7 +6232,7 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -5906,7 +6241,7 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -5915,7 +6250,7 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -5924,13 +6259,13 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -5939,7 +6274,7 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -5948,8 +6283,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {

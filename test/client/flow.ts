@@ -5,6 +5,8 @@ type Page = components['schemas']['Page'];
 
 export interface FlowResult {
   created: Page;
+  /** the create sent again with the same Idempotency-Key */
+  retried: { id: number; replayed: boolean };
   published: Page;
   /** the page read back with its contents rendered as HTML */
   read: Page;
@@ -22,13 +24,23 @@ export async function createPublishRead(
 ): Promise<FlowResult> {
   const api = createClient<paths>({ baseUrl, headers: { 'X-Api-Key': key } });
 
-  const created = await api.POST('/documentation/{id}/page', {
-    params: { path: { id: documentationId } },
-    body: { title: 'Generated client', content: '# Hello\n\nFrom a *typed* client.' },
-  });
+  // The headers the document declares are typed parameters: a retried create names its key.
+  const create = () =>
+    api.POST('/documentation/{id}/page', {
+      params: { path: { id: documentationId }, header: { 'Idempotency-Key': `flow-${documentationId}` } },
+      body: { title: 'Generated client', content: '# Hello\n\nFrom a *typed* client.' },
+    });
+  const created = await create();
   if (created.data === undefined) throw new Error(`create: ${created.error.error.message}`);
+  const retried = await create();
+  if (retried.data === undefined) throw new Error(`retry: ${retried.error.error.message}`);
 
-  const published = await api.PUT('/page/{id}/publish', { params: { path: { id: created.data.id } } });
+  const published = await api.PUT('/page/{id}/publish', {
+    params: {
+      path: { id: created.data.id },
+      header: { 'If-Match': created.response.headers.get('ETag') ?? '' },
+    },
+  });
   if (published.data === undefined) throw new Error(`publish: ${published.error.error.message}`);
 
   const read = await api.GET('/page/{id}', {
@@ -36,5 +48,13 @@ export async function createPublishRead(
   });
   if (read.data === undefined) throw new Error(`read: ${read.error.error.message}`);
 
-  return { created: created.data, published: published.data, read: read.data };
+  return {
+    created: created.data,
+    retried: {
+      id: retried.data.id,
+      replayed: retried.response.headers.get('Idempotent-Replayed') === 'true',
+    },
+    published: published.data,
+    read: read.data,
+  };
 }

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { contextOf } from '../../http/change-context.ts';
 import { notModifiedResponse, sendNotModified } from '../../http/conditional.ts';
 import { notModified } from '../../shared/entity-tags.ts';
+import { ConditionalReadHeaders, withETag } from '../../http/header-schemas.ts';
 import { errorResponses } from '../../http/schemas.ts';
 import { AllProjectSchema, AllQuery } from './all.schemas.ts';
 import { StructureQuery, StructureSchema } from './all.structure.ts';
@@ -26,7 +27,8 @@ export const allRoutes: FastifyPluginAsyncTypebox<{ all: AllService }> = async (
           'references of published versions; listed pages of published sections of published versions.',
         tags: ['all'],
         querystring: AllQuery,
-        response: { 200: AllProjectSchema, ...notModifiedResponse, ...errorResponses(404) },
+        headers: ConditionalReadHeaders,
+        response: { 200: withETag(AllProjectSchema), ...notModifiedResponse, ...errorResponses(404) },
       },
     },
     async (request, reply) => {

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { contextOf } from '../../http/change-context.ts';
+import { ConditionalWriteHeaders, withETag } from '../../http/header-schemas.ts';
 import { errorResponses, IdParam } from '../../http/schemas.ts';
 import {
   CategoryCreateBody,
@@ -46,7 +47,7 @@ export const documentationRoutes: FastifyPluginAsyncTypebox<{ documentation: Doc
         tags: ['documentation'],
         params: IdParam('versionId', 'Version ID'),
         body: DocumentationCreateBody,
-        response: { 201: DocumentationSchema, ...errorResponses(404, 409, 413, 415) },
+        response: { 201: withETag(DocumentationSchema), ...errorResponses(404, 409, 413, 415) },
       },
     },
     async (request, reply) => {
@@ -67,7 +68,8 @@ export const documentationRoutes: FastifyPluginAsyncTypebox<{ documentation: Doc
         tags: ['documentation'],
         params: IdParam('id', 'Documentation ID'),
         body: DocumentationUpdateBody,
-        response: { 200: DocumentationSchema, ...errorResponses(412, 404, 409, 413, 415) },
+        headers: ConditionalWriteHeaders,
+        response: { 200: withETag(DocumentationSchema), ...errorResponses(412, 404, 409, 413, 415) },
       },
     },
     async (request, reply) => {
@@ -88,6 +90,7 @@ export const documentationRoutes: FastifyPluginAsyncTypebox<{ documentation: Doc
         tags: ['documentation'],
         params: IdParam('id', 'Documentation ID'),
         querystring: DeleteQuery,
+        headers: ConditionalWriteHeaders,
         response: { 200: EmptyObject, ...errorResponses(412, 404, 409) },
       },
     },

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { contextOf } from '../../http/change-context.ts';
 import { notModifiedResponse, sendNotModified } from '../../http/conditional.ts';
 import { notModified } from '../../shared/entity-tags.ts';
+import { ConditionalReadHeaders, ConditionalWriteHeaders, withETag } from '../../http/header-schemas.ts';
 import { errorResponses, IdParam } from '../../http/schemas.ts';
 import {
   PageBySlugQuery,
@@ -29,7 +30,7 @@ export const pagesRoutes: FastifyPluginAsyncTypebox<{ pages: PagesService }> = a
         tags: ['pages'],
         params: IdParam('id', 'Documentation ID'),
         body: PageCreateBody,
-        response: { 200: PageSchema, ...errorResponses(404, 409, 413, 415) },
+        response: { 200: withETag(PageSchema), ...errorResponses(404, 409, 413, 415) },
       },
     },
     async (request, reply) =>
@@ -48,7 +49,8 @@ export const pagesRoutes: FastifyPluginAsyncTypebox<{ pages: PagesService }> = a
         tags: ['pages'],
         params: IdParam('id', 'Page ID'),
         body: PageUpdateBody,
-        response: { 200: PageSchema, ...errorResponses(412, 404, 409, 413, 415) },
+        headers: ConditionalWriteHeaders,
+        response: { 200: withETag(PageSchema), ...errorResponses(412, 404, 409, 413, 415) },
       },
     },
     async (request, reply) =>
@@ -66,7 +68,8 @@ export const pagesRoutes: FastifyPluginAsyncTypebox<{ pages: PagesService }> = a
           'Copies the draft to the published contents, lists the page and clears the draft. A page without a pending draft is answered unchanged. Honours If-Match (412 when stale).',
         tags: ['pages'],
         params: IdParam('id', 'Page ID'),
-        response: { 200: PageSchema, ...errorResponses(412, 404) },
+        headers: ConditionalWriteHeaders,
+        response: { 200: withETag(PageSchema), ...errorResponses(412, 404) },
       },
     },
     async (request, reply) => tagged(reply, await pages.publish(contextOf(request), request.params.id)),
@@ -84,6 +87,7 @@ export const pagesRoutes: FastifyPluginAsyncTypebox<{ pages: PagesService }> = a
           'are kept 30 days: POST /page/{id}/restore brings the page back until then.',
         tags: ['pages'],
         params: IdParam('id', 'Page ID'),
+        headers: ConditionalWriteHeaders,
         response: { 200: EmptyObject, ...errorResponses(412, 404) },
       },
     },
@@ -106,7 +110,7 @@ export const pagesRoutes: FastifyPluginAsyncTypebox<{ pages: PagesService }> = a
           'the parent.',
         tags: ['pages'],
         params: IdParam('id', 'Page ID'),
-        response: { 200: PageSchema, ...errorResponses(404, 409) },
+        response: { 200: withETag(PageSchema), ...errorResponses(404, 409) },
       },
     },
     async (request, reply) => tagged(reply, await pages.restore(contextOf(request), request.params.id)),
@@ -145,7 +149,8 @@ export const pagesRoutes: FastifyPluginAsyncTypebox<{ pages: PagesService }> = a
         tags: ['pages'],
         params: IdParam('id', 'Page ID'),
         querystring: PageFormatQuery,
-        response: { 200: PageSchema, ...notModifiedResponse, ...errorResponses(404) },
+        headers: ConditionalReadHeaders,
+        response: { 200: withETag(PageSchema), ...notModifiedResponse, ...errorResponses(404) },
       },
     },
     async (request, reply) => {
@@ -218,7 +223,7 @@ export const pagesRoutes: FastifyPluginAsyncTypebox<{ pages: PagesService }> = a
           "The revision's content becomes the draft, recorded as a new revision with the message `Restored revision N`; publish the page to show it to readers.",
         tags: ['pages'],
         params: RevisionParams,
-        response: { 200: PageSchema, ...errorResponses(404) },
+        response: { 200: withETag(PageSchema), ...errorResponses(404) },
       },
     },
     async (request, reply) =>

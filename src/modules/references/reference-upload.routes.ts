@@ -41,6 +41,9 @@ export const referenceUploadRoutes: FastifyPluginAsyncTypebox<{ references: Refe
           'of the version with the same info.title is updated, otherwise one is created. Needs ' +
           '`reference.publish`, or `reference.edit` when publish is false.',
         tags: ['references'],
+        // What the service checks, for the document: the pipeline checks no permission here.
+        'x-permission': 'reference.publish',
+        'x-permission-alternatives': [{ permission: 'reference.edit', when: 'publish=false' }],
         body: UploadBody,
         params: UploadParams,
         querystring: UploadQuery,

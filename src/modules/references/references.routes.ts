@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { contextOf } from '../../http/change-context.ts';
 import { notModifiedResponse, sendNotModified } from '../../http/conditional.ts';
+import { ConditionalReadHeaders, withETag } from '../../http/header-schemas.ts';
 import { errorResponses, IdParam } from '../../http/schemas.ts';
 import { referenceUploadRoutes } from './reference-upload.routes.ts';
 import type { ReferencesService } from './references.service.ts';
@@ -24,7 +25,8 @@ export const referencesRoutes: FastifyPluginAsyncTypebox<{ references: Reference
         tags: ['references'],
         params: IdParam('id', 'Reference ID'),
         querystring: DefinitionQuery,
-        response: { 200: DefinitionResponse, ...notModifiedResponse, ...errorResponses(404) },
+        headers: ConditionalReadHeaders,
+        response: { 200: withETag(DefinitionResponse), ...notModifiedResponse, ...errorResponses(404) },
       },
     },
     async (request, reply) => {

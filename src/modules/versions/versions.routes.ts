@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { contextOf } from '../../http/change-context.ts';
+import { ConditionalWriteHeaders, withETag } from '../../http/header-schemas.ts';
 import { errorResponses, IdParam } from '../../http/schemas.ts';
 import type { VersionsService } from './versions.service.ts';
 import { versionTag } from './versions.presenter.ts';
@@ -46,7 +47,8 @@ export const versionsRoutes: FastifyPluginAsyncTypebox<{ versions: VersionsServi
         tags: ['versions'],
         params: IdParam('id', 'Version ID'),
         body: VersionUpdateBody,
-        response: { 200: VersionSchema, ...errorResponses(412, 404, 409, 413, 415) },
+        headers: ConditionalWriteHeaders,
+        response: { 200: withETag(VersionSchema), ...errorResponses(412, 404, 409, 413, 415) },
       },
     },
     async (request, reply) => {
@@ -66,7 +68,7 @@ export const versionsRoutes: FastifyPluginAsyncTypebox<{ versions: VersionsServi
           'The slug is made from the name when absent (unique in the project); unpublished by default.',
         tags: ['versions'],
         body: VersionCreateBody,
-        response: { 201: VersionSchema, ...errorResponses(409, 413, 415) },
+        response: { 201: withETag(VersionSchema), ...errorResponses(409, 413, 415) },
       },
     },
     async (request, reply) => {
@@ -108,7 +110,7 @@ export const versionsRoutes: FastifyPluginAsyncTypebox<{ versions: VersionsServi
         tags: ['versions'],
         params: IdParam('id', 'Version ID'),
         body: VersionCloneBody,
-        response: { 201: VersionSchema, ...errorResponses(404, 409, 413, 415) },
+        response: { 201: withETag(VersionSchema), ...errorResponses(404, 409, 413, 415) },
       },
     },
     async (request, reply) => {
@@ -127,6 +129,7 @@ export const versionsRoutes: FastifyPluginAsyncTypebox<{ versions: VersionsServi
         description: "409 for the project's last published version.",
         tags: ['versions'],
         params: IdParam('id', 'Version ID'),
+        headers: ConditionalWriteHeaders,
         response: { 200: EmptyObject, ...errorResponses(412, 404, 409) },
       },
     },
