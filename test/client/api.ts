@@ -4842,12 +4842,12 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4856,7 +4856,7 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4865,7 +4865,7 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4874,7 +4874,7 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4883,7 +4883,7 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4892,13 +4892,13 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -4907,7 +4907,7 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -4916,8 +4916,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
