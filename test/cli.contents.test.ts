@@ -162,7 +162,7 @@ describe('bin/quire content commands', () => {
       ],
       [['page', 'update', '999999', '--title', 'X'], /Page 999999 not found/, 1],
       [['page', 'update', '1'], /nothing to update/, 2],
-      [['page', 'publish'], /expected 1 argument/, 2],
+      [['page', 'publish'], /missing required argument 'ID'/, 2],
       [
         ['reference', 'upload', '--version', String(w.version.id), tempFile('bad.json', '{"openapi": 3}')],
         /.+/,

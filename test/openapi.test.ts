@@ -54,6 +54,7 @@ const PERMISSIONS: Record<string, string | undefined> = {
   listUsers: 'project.read',
   exportProject: 'project.export',
   listAll: 'project.read',
+  readStructure: 'project.read',
   readAudit: 'audit.read',
   listReaderAccess: 'access.read',
   grantReaderAccess: 'access.write',

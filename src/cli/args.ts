@@ -1,26 +1,4 @@
-import { parseArgs } from 'node:util';
-
 export class UsageError extends Error {}
-
-type OptionSpec = Record<string, { type: 'string' | 'boolean' }>;
-
-/** Parses `--flag value` options strictly; unknown flags and stray words are usage errors. */
-export function parseOptions<T extends OptionSpec>(
-  args: string[],
-  spec: T,
-  positionals = 0,
-): { values: { [K in keyof T]?: T[K]['type'] extends 'boolean' ? boolean : string }; positionals: string[] } {
-  let parsed;
-  try {
-    parsed = parseArgs({ args, options: spec, allowPositionals: positionals > 0, strict: true });
-  } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
-  }
-  if (parsed.positionals.length !== positionals) {
-    throw new UsageError(`expected ${positionals} argument(s), got ${parsed.positionals.length}`);
-  }
-  return parsed;
-}
 
 export function required(value: string | undefined, flag: string): string {
   if (value === undefined || value === '') throw new UsageError(`--${flag} is required`);

@@ -1,27 +1,37 @@
 import { CLI_ACTOR } from '../auth/actor.ts';
-import { isPermission, type Permission } from '../auth/permissions.ts';
+import { isPermission, PERMISSIONS, type Permission } from '../auth/permissions.ts';
 import { ACCESS_MODES, PLANS } from '../modules/projects/projects.service.ts';
 import { ROLES } from '../modules/users/users.service.ts';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../modules/webhooks/webhooks.schemas.ts';
-import { oneOf, parseOptions, positiveInt, required, UsageError } from './args.ts';
-import { adminContext, type Command } from './command.ts';
+import { oneOf, positiveInt, required, UsageError } from './args.ts';
+import { adminContext, command, type Command } from './command.ts';
 import { contentsCommands } from './content-commands.ts';
+import { IMPORT_COMMAND } from './import-command.ts';
 import { listCommands } from './list-commands.ts';
 import { readKeyFile, readTextFile } from './text-file.ts';
 
 const cli = { actor: CLI_ACTOR, ipAddress: null };
 const projectFlags = {
-  name: { type: 'string' },
-  plan: { type: 'string' },
-  access: { type: 'string' },
-  'base-path': { type: 'string' },
-  host: { type: 'string' },
-  variables: { type: 'string' },
-  'site-logo': { type: 'string' },
-  'site-color': { type: 'string' },
-  'site-css': { type: 'string' },
-  redirects: { type: 'string' },
-  'reader-jwt-key': { type: 'string' },
+  name: { type: 'string', value: 'NAME', description: "the project's name" },
+  plan: { type: 'string', choices: PLANS, description: 'its plan (default free)' },
+  access: { type: 'string', choices: ACCESS_MODES, description: 'who reads its site (default public)' },
+  'base-path': { type: 'string', value: 'PATH', description: "the site's path prefix ('' clears it)" },
+  host: { type: 'string', value: 'URL', description: "the site's own address ('' clears it)" },
+  variables: { type: 'string', value: 'JSON', description: 'variables pages use, as a JSON object' },
+  'site-logo': { type: 'string', value: 'DATA_URL|/PATH', description: "the site's logo ('' clears it)" },
+  'site-color': { type: 'string', value: '#RRGGBB', description: "the site's accent colour ('' clears it)" },
+  'site-css': { type: 'string', value: 'FILE', description: "a stylesheet for the site ('' clears it)" },
+  redirects: { type: 'string', value: 'FILE', description: "the site's redirect rules ('' clears them)" },
+} as const;
+
+const projectUpdateFlags = {
+  ...projectFlags,
+  'reader-jwt-key': {
+    type: 'string',
+    value: 'FILE',
+    description:
+      "reader login: an HS256 secret of 32+ bytes, or an RS256/ES256 public key PEM ('' removes it)",
+  },
 } as const;
 
 /** A flag naming a file whose text is the setting; `''` clears the setting. */
@@ -79,7 +89,9 @@ function permissionList(raw: string | undefined): 'all' | Permission[] {
   if (list.includes('all')) return 'all';
   const unknown = list.filter((p) => !isPermission(p));
   if (unknown.length || !list.length)
-    throw new UsageError(`unknown permission(s): ${unknown.join(', ') || '(none given)'}`);
+    throw new UsageError(
+      `unknown permission(s): ${unknown.join(', ') || '(none given)'}; valid: all, ${PERMISSIONS.join(', ')}`,
+    );
   return list as Permission[];
 }
 
@@ -97,166 +109,250 @@ function eventList(raw: string | undefined): WebhookEventType[] {
   const known = WEBHOOK_EVENT_TYPES as readonly string[];
   const unknown = list.filter((e) => !known.includes(e));
   if (unknown.length || !list.length) {
-    throw new UsageError(`unknown event type(s): ${unknown.join(', ') || '(none given)'}`);
+    throw new UsageError(
+      `unknown event type(s): ${unknown.join(', ') || '(none given)'}; valid: all, ${known.join(', ')}`,
+    );
   }
   return [...new Set(list)] as WebhookEventType[];
 }
 
+const idOption = (what: string) =>
+  ({ type: 'string', value: 'ID', required: true, description: what }) as const;
+
 /** `bin/quire <group> <action>`: each prints the one record it made or changed. */
 export const COMMANDS: Record<string, Command> = {
-  'project create': async (deps, args) => {
-    const { values } = parseOptions(args, projectFlags);
-    return deps.projects.create(cli, {
-      name: required(values.name, 'name'),
-      ...projectFields(values),
-      ...(await siteFields(values)),
-    });
-  },
-  'project update': async (deps, args) => {
-    const { values, positionals } = parseOptions(args, projectFlags, 1);
-    const id = positiveInt(positionals[0] ?? '', 'project ID');
-    const fields = {
-      ...(values.name !== undefined ? { name: required(values.name, 'name') } : {}),
-      ...projectFields(values),
-      ...(await siteFields(values)),
-    };
-    const jwtKey = values['reader-jwt-key'];
-    if (Object.keys(fields).length === 0 && jwtKey === undefined) {
-      throw new UsageError('nothing to update: give at least one option');
-    }
-    const ctx = await adminContext(deps, { projectId: id });
-    // The key of the project's own reader login: its bytes as they are ('' removes it).
-    if (jwtKey !== undefined) {
-      await deps.readerLogin.setJwtKey(
-        ctx,
-        jwtKey === '' ? null : await readKeyFile(jwtKey, 'reader-jwt-key'),
+  'project create': command({
+    summary: 'Create a project',
+    options: { ...projectFlags, name: { ...projectFlags.name, required: true } },
+    examples: [
+      'quire project create --name Acme --plan grow',
+      'quire project create --name Intranet --access invite',
+    ],
+    run: async ({ deps }, { values }) =>
+      deps.projects.create(cli, {
+        name: required(values.name, 'name'),
+        ...projectFields(values),
+        ...(await siteFields(values)),
+      }),
+  }),
+  'project update': command({
+    summary: "Change a project's settings (at least one option)",
+    args: ['ID'],
+    options: projectUpdateFlags,
+    examples: [
+      "quire project update 1 --host https://docs.acme.io --base-path ''",
+      'quire project update 1 --site-css site.css',
+    ],
+    run: async ({ deps }, { values, positionals }) => {
+      const id = positiveInt(positionals[0] ?? '', 'project ID');
+      const fields = {
+        ...(values.name !== undefined ? { name: required(values.name, 'name') } : {}),
+        ...projectFields(values),
+        ...(await siteFields(values)),
+      };
+      const jwtKey = values['reader-jwt-key'];
+      if (Object.keys(fields).length === 0 && jwtKey === undefined) {
+        throw new UsageError('nothing to update: give at least one option');
+      }
+      const ctx = await adminContext(deps, { projectId: id });
+      // The key of the project's own reader login: its bytes as they are ('' removes it).
+      if (jwtKey !== undefined) {
+        await deps.readerLogin.setJwtKey(
+          ctx,
+          jwtKey === '' ? null : await readKeyFile(jwtKey, 'reader-jwt-key'),
+        );
+      }
+      return Object.keys(fields).length === 0 ? deps.projects.get(id) : deps.projects.update(ctx, fields);
+    },
+  }),
+  'key create': command({
+    summary: 'Create an API key; its secret is printed once',
+    options: {
+      project: idOption('the project it belongs to'),
+      name: { type: 'string', value: 'NAME', description: 'a label for it' },
+      permissions: {
+        type: 'string',
+        value: 'all|P1,P2,...',
+        description: `what it may do (default all): ${PERMISSIONS.join(', ')}`,
+      },
+      versions: {
+        type: 'string',
+        value: 'all|ID1,ID2,...',
+        description: 'the versions it reaches (default all)',
+      },
+      user: { type: 'string', value: 'USER_ID', description: 'the user it acts for' },
+    },
+    examples: [
+      'quire key create --project 1 --name ci',
+      'quire key create --project 1 --permissions search.read --name browser',
+    ],
+    run: async ({ deps }, { values }) => {
+      const projectId = positiveInt(required(values.project, 'project'), '--project');
+      const input = {
+        ...(values.name !== undefined ? { name: values.name } : {}),
+        permissions: permissionList(values.permissions),
+        versions: versionList(values.versions),
+        userId: values.user !== undefined ? positiveInt(values.user, '--user') : null,
+      };
+      return deps.keys.create(await adminContext(deps, { projectId }), input);
+    },
+  }),
+  'key revoke': command({
+    summary: 'Revoke an API key',
+    args: ['ID'],
+    options: {},
+    examples: ['quire key revoke 3'],
+    run: async ({ deps }, { positionals }) => {
+      const keyId = positiveInt(positionals[0] ?? '', 'key ID');
+      return deps.keys.revoke(await adminContext(deps, { keyId }), keyId);
+    },
+  }),
+  'version create': command({
+    summary: 'Create a version of a project',
+    options: {
+      project: idOption('the project'),
+      name: { type: 'string', value: 'NAME', required: true, description: "the version's name" },
+      slug: { type: 'string', value: 'SLUG', description: 'its slug (default: from the name)' },
+      published: { type: 'boolean', description: 'publish it at once' },
+    },
+    examples: ['quire version create --project 1 --name v2 --published'],
+    run: async ({ deps }, { values }) => {
+      const projectId = positiveInt(required(values.project, 'project'), '--project');
+      const input = {
+        name: required(values.name, 'name'),
+        ...(values.slug !== undefined ? { slug: values.slug } : {}),
+        published: values.published ?? false,
+      };
+      return deps.versions.create(await adminContext(deps, { projectId }), input);
+    },
+  }),
+  'documentation create': command({
+    summary: 'Create a documentation section in a version',
+    options: {
+      version: idOption('the version'),
+      title: { type: 'string', value: 'TITLE', required: true, description: "the section's title" },
+      slug: { type: 'string', value: 'SLUG', description: 'its slug (default: from the title)' },
+      published: { type: 'boolean', description: 'publish it at once' },
+    },
+    examples: ['quire documentation create --version 1 --title Guides --published'],
+    run: async ({ deps }, { values }) => {
+      const versionId = positiveInt(required(values.version, 'version'), '--version');
+      const input = {
+        title: required(values.title, 'title'),
+        ...(values.slug !== undefined ? { slug: values.slug } : {}),
+        published: values.published ?? false,
+      };
+      return deps.documentation.create(await adminContext(deps, { versionId }), versionId, input);
+    },
+  }),
+  'category create': command({
+    summary: 'Create a category in a documentation section',
+    options: {
+      documentation: idOption('the documentation section'),
+      title: { type: 'string', value: 'TITLE', required: true, description: "the category's title" },
+    },
+    examples: ["quire category create --documentation 2 --title 'Getting started'"],
+    run: async ({ deps }, { values }) => {
+      const documentationId = positiveInt(required(values.documentation, 'documentation'), '--documentation');
+      const title = required(values.title, 'title');
+      return deps.documentation.createCategory(
+        await adminContext(deps, { documentationId }),
+        documentationId,
+        title,
       );
-    }
-    return Object.keys(fields).length === 0 ? deps.projects.get(id) : deps.projects.update(ctx, fields);
-  },
-  'key create': async (deps, args) => {
-    const { values } = parseOptions(args, {
-      project: { type: 'string' },
-      name: { type: 'string' },
-      permissions: { type: 'string' },
-      versions: { type: 'string' },
-      user: { type: 'string' },
-    });
-    const projectId = positiveInt(required(values.project, 'project'), '--project');
-    const input = {
-      ...(values.name !== undefined ? { name: values.name } : {}),
-      permissions: permissionList(values.permissions),
-      versions: versionList(values.versions),
-      userId: values.user !== undefined ? positiveInt(values.user, '--user') : null,
-    };
-    return deps.keys.create(await adminContext(deps, { projectId }), input);
-  },
-  'key revoke': async (deps, args) => {
-    const { positionals } = parseOptions(args, {}, 1);
-    const keyId = positiveInt(positionals[0] ?? '', 'key ID');
-    return deps.keys.revoke(await adminContext(deps, { keyId }), keyId);
-  },
-  'version create': async (deps, args) => {
-    const { values } = parseOptions(args, {
-      project: { type: 'string' },
-      name: { type: 'string' },
-      slug: { type: 'string' },
-      published: { type: 'boolean' },
-    });
-    const projectId = positiveInt(required(values.project, 'project'), '--project');
-    const input = {
-      name: required(values.name, 'name'),
-      ...(values.slug !== undefined ? { slug: values.slug } : {}),
-      published: values.published ?? false,
-    };
-    return deps.versions.create(await adminContext(deps, { projectId }), input);
-  },
-  'documentation create': async (deps, args) => {
-    const { values } = parseOptions(args, {
-      version: { type: 'string' },
-      title: { type: 'string' },
-      slug: { type: 'string' },
-      published: { type: 'boolean' },
-    });
-    const versionId = positiveInt(required(values.version, 'version'), '--version');
-    const input = {
-      title: required(values.title, 'title'),
-      ...(values.slug !== undefined ? { slug: values.slug } : {}),
-      published: values.published ?? false,
-    };
-    return deps.documentation.create(await adminContext(deps, { versionId }), versionId, input);
-  },
-  'category create': async (deps, args) => {
-    const { values } = parseOptions(args, { documentation: { type: 'string' }, title: { type: 'string' } });
-    const documentationId = positiveInt(required(values.documentation, 'documentation'), '--documentation');
-    const title = required(values.title, 'title');
-    return deps.documentation.createCategory(
-      await adminContext(deps, { documentationId }),
-      documentationId,
-      title,
-    );
-  },
-  'user create': async (deps, args) => {
-    const { values } = parseOptions(args, {
-      project: { type: 'string' },
-      name: { type: 'string' },
-      email: { type: 'string' },
-      role: { type: 'string' },
-    });
-    const projectId = positiveInt(required(values.project, 'project'), '--project');
-    const input = {
-      name: required(values.name, 'name'),
-      email: required(values.email, 'email'),
-      role: oneOf(required(values.role, 'role'), ROLES, 'role'),
-    };
-    return deps.users.create(await adminContext(deps, { projectId }), input);
-  },
-  'search reindex': async (deps, args) => {
-    const { values } = parseOptions(args, { project: { type: 'string' } });
-    const projectId = values.project !== undefined ? positiveInt(values.project, '--project') : undefined;
-    return deps.search.reindex(projectId);
-  },
+    },
+  }),
+  'user create': command({
+    summary: 'Create a user of a project',
+    options: {
+      project: idOption('the project'),
+      name: { type: 'string', value: 'NAME', required: true, description: "the user's name" },
+      email: { type: 'string', value: 'EMAIL', required: true, description: 'their e-mail address' },
+      role: { type: 'string', choices: ROLES, required: true, description: 'their role' },
+    },
+    examples: ['quire user create --project 1 --name Ada --email ada@acme.io --role WRITER'],
+    run: async ({ deps }, { values }) => {
+      const projectId = positiveInt(required(values.project, 'project'), '--project');
+      const input = {
+        name: required(values.name, 'name'),
+        email: required(values.email, 'email'),
+        role: oneOf(required(values.role, 'role'), ROLES, 'role'),
+      };
+      return deps.users.create(await adminContext(deps, { projectId }), input);
+    },
+  }),
+  'search reindex': command({
+    summary: 'Rebuild the search index (of one project, or of all)',
+    options: { project: { type: 'string', value: 'ID', description: 'only this project' } },
+    examples: ['quire search reindex', 'quire search reindex --project 1'],
+    run: async ({ deps }, { values }) => {
+      const projectId = values.project !== undefined ? positiveInt(values.project, '--project') : undefined;
+      return deps.search.reindex(projectId);
+    },
+  }),
   // The secret is in this output only, as in the API's 201 answer.
-  'webhook create': async (deps, args) => {
-    const { values } = parseOptions(args, {
-      project: { type: 'string' },
-      url: { type: 'string' },
-      events: { type: 'string' },
-      description: { type: 'string' },
-    });
-    const projectId = positiveInt(required(values.project, 'project'), '--project');
-    const input = {
-      url: required(values.url, 'url'),
-      events: eventList(values.events),
-      ...(values.description !== undefined ? { description: values.description } : {}),
-    };
-    return deps.webhooks.create(await adminContext(deps, { projectId }), input);
-  },
-  'webhook list': async (deps, args) => {
-    const { values } = parseOptions(args, { project: { type: 'string' } });
-    const projectId = positiveInt(required(values.project, 'project'), '--project');
-    return deps.webhooks.list(await adminContext(deps, { projectId }));
-  },
-  'webhook delete': async (deps, args) => {
-    const { positionals } = parseOptions(args, {}, 1);
-    const id = positiveInt(positionals[0] ?? '', 'webhook ID');
-    const projectId = await deps.webhooks.projectOf(id);
-    await deps.webhooks.delete(await adminContext(deps, { projectId }), id);
-    return { id, deleted: true };
-  },
+  'webhook create': command({
+    summary: 'Register a webhook; its signing secret is printed once',
+    options: {
+      project: idOption('the project'),
+      url: { type: 'string', value: 'URL', required: true, description: 'where events are sent' },
+      events: {
+        type: 'string',
+        value: 'all|E1,E2,...',
+        description: `the events sent (default all): ${WEBHOOK_EVENT_TYPES.join(', ')}`,
+      },
+      description: { type: 'string', value: 'TEXT', description: 'a note for people' },
+    },
+    examples: ['quire webhook create --project 1 --url https://ci.acme.io/hook --events page.published'],
+    run: async ({ deps }, { values }) => {
+      const projectId = positiveInt(required(values.project, 'project'), '--project');
+      const input = {
+        url: required(values.url, 'url'),
+        events: eventList(values.events),
+        ...(values.description !== undefined ? { description: values.description } : {}),
+      };
+      return deps.webhooks.create(await adminContext(deps, { projectId }), input);
+    },
+  }),
+  'webhook list': command({
+    summary: "List a project's webhooks",
+    options: { project: idOption('the project') },
+    examples: ['quire webhook list --project 1'],
+    run: async ({ deps }, { values }) => {
+      const projectId = positiveInt(required(values.project, 'project'), '--project');
+      return deps.webhooks.list(await adminContext(deps, { projectId }));
+    },
+  }),
+  'webhook delete': command({
+    summary: 'Delete a webhook',
+    args: ['ID'],
+    options: {},
+    examples: ['quire webhook delete 4'],
+    run: async ({ deps }, { positionals }) => {
+      const id = positiveInt(positionals[0] ?? '', 'webhook ID');
+      const projectId = await deps.webhooks.projectOf(id);
+      await deps.webhooks.delete(await adminContext(deps, { projectId }), id);
+      return { id, deleted: true };
+    },
+  }),
   // What was deleted more than 30 days ago goes for good, with link scans stored and webhook
   // deliveries finished that long ago, and rendered contents neither stored nor found for 7 days
   // (the server also does all of these on start and daily).
-  purge: async (deps, args) => {
-    parseOptions(args, {});
-    const deleted = await deps.pages.purgeDeleted();
-    return {
-      ...deleted,
-      linkScans: await deps.linkScans.purge(),
-      renderedContents: await deps.pages.rendered.purge(),
-      webhookDeliveries: await deps.webhookDispatcher.purge(),
-    };
-  },
+  purge: command({
+    summary: 'Remove for good what was deleted 30 days ago, and stale stored renders',
+    options: {},
+    examples: ['quire purge'],
+    run: async ({ deps }) => {
+      const deleted = await deps.pages.purgeDeleted();
+      return {
+        ...deleted,
+        linkScans: await deps.linkScans.purge(),
+        renderedContents: await deps.pages.rendered.purge(),
+        webhookDeliveries: await deps.webhookDispatcher.purge(),
+      };
+    },
+  }),
+  import: IMPORT_COMMAND,
   ...contentsCommands,
   ...listCommands,
 };

@@ -1,7 +1,6 @@
 import fs from 'node:fs/promises';
-import { UsageError, parseOptions, positiveInt, required } from './args.ts';
-import { adminContext, type Command } from './command.ts';
-import { ProgressBar } from './progress.ts';
+import { UsageError, positiveInt, required } from './args.ts';
+import { adminContext, command, type Command } from './command.ts';
 
 /** `--content TEXT` or `--file PATH` (exactly one of them when `needed`); undefined when neither. */
 async function contentOption(
@@ -25,7 +24,7 @@ async function readText(file: string): Promise<string> {
   }
 }
 
-async function readFile(file: string): Promise<Buffer> {
+export async function readFile(file: string): Promise<Buffer> {
   try {
     return await fs.readFile(file);
   } catch (error) {
@@ -35,11 +34,11 @@ async function readFile(file: string): Promise<Buffer> {
 }
 
 const pageFields = {
-  title: { type: 'string' },
-  slug: { type: 'string' },
-  content: { type: 'string' },
-  file: { type: 'string' },
-  message: { type: 'string' },
+  title: { type: 'string', value: 'TITLE', description: "the page's title" },
+  slug: { type: 'string', value: 'SLUG', description: 'its slug (default: from the title)' },
+  content: { type: 'string', value: 'TEXT', description: 'its contents, in Darkdown' },
+  file: { type: 'string', value: 'PATH', description: 'a file holding its contents' },
+  message: { type: 'string', value: 'MSG', description: "a message for the page's history" },
 } as const;
 
 /**
@@ -47,87 +46,93 @@ const pageFields = {
  * changelogs. Audit entries name the CLI as their source.
  */
 export const contentsCommands: Record<string, Command> = {
-  'page create': async (deps, args) => {
-    const { values } = parseOptions(args, {
+  'page create': command({
+    summary: 'Create a page in a documentation section (as a draft)',
+    options: {
       ...pageFields,
-      documentation: { type: 'string' },
-      category: { type: 'string' },
-    });
-    const documentationId = positiveInt(required(values.documentation, 'documentation'), '--documentation');
-    const input = {
-      title: required(values.title, 'title'),
-      content: (await contentOption(values, true)) ?? '',
-      ...(values.slug !== undefined ? { slug: values.slug } : {}),
-      ...(values.category !== undefined ? { categoryTitle: values.category } : {}),
-      ...(values.message !== undefined ? { message: values.message } : {}),
-    };
-    return deps.pages.create(await adminContext(deps, { documentationId }), documentationId, input);
-  },
-  'page update': async (deps, args) => {
-    const { values, positionals } = parseOptions(args, pageFields, 1);
-    const pageId = positiveInt(positionals[0] ?? '', 'page ID');
-    const content = await contentOption(values, false);
-    const input = {
-      ...(values.title !== undefined ? { title: values.title } : {}),
-      ...(values.slug !== undefined ? { slug: values.slug } : {}),
-      ...(content !== undefined ? { content } : {}),
-      ...(values.message !== undefined ? { message: values.message } : {}),
-    };
-    if (Object.keys(input).length === 0 || (Object.keys(input).length === 1 && 'message' in input)) {
-      throw new UsageError('nothing to update: give --title, --slug, --content or --file');
-    }
-    return deps.pages.update(await adminContext(deps, { pageId }), pageId, input);
-  },
-  'page publish': async (deps, args) => {
-    const { positionals } = parseOptions(args, {}, 1);
-    const pageId = positiveInt(positionals[0] ?? '', 'page ID');
-    return deps.pages.publish(await adminContext(deps, { pageId }), pageId);
-  },
-  'reference upload': async (deps, args) => {
-    const { values, positionals } = parseOptions(
-      args,
-      { version: { type: 'string' }, draft: { type: 'boolean' } },
-      1,
-    );
-    const versionId = positiveInt(required(values.version, 'version'), '--version');
-    const file = positionals[0] ?? '';
-    return deps.references.upload(await adminContext(deps, { versionId }), {
-      versionId,
-      publish: values.draft !== true,
-      readFile: () => readFile(file),
-    });
-  },
-  import: async (deps, args, io) => {
-    const { values, positionals } = parseOptions(
-      args,
-      { project: { type: 'string' }, draft: { type: 'boolean' }, strict: { type: 'boolean' } },
-      1,
-    );
-    const projectId = positiveInt(required(values.project, 'project'), '--project');
-    const file = positionals[0] ?? '';
-    const bytes = await readFile(file);
-    const bar = new ProgressBar(io.stderr, io.stderrIsTerminal, 'importing');
-    try {
-      return await deps.imports.import(await adminContext(deps, { projectId }), bytes, {
-        published: values.draft === true ? 'draft' : 'keep',
-        strict: values.strict === true,
-        progress: (done, total) => bar.update(done, total),
+      title: { ...pageFields.title, required: true },
+      documentation: { type: 'string', value: 'ID', required: true, description: 'the section' },
+      category: { type: 'string', value: 'TITLE', description: 'the category it stands in' },
+    },
+    examples: [
+      "quire page create --documentation 2 --title 'Install' --file install.md",
+      "quire page create --documentation 2 --title Hello --content '# Hello' --category Basics",
+    ],
+    run: async ({ deps }, { values }) => {
+      const documentationId = positiveInt(required(values.documentation, 'documentation'), '--documentation');
+      const input = {
+        title: required(values.title, 'title'),
+        content: (await contentOption(values, true)) ?? '',
+        ...(values.slug !== undefined ? { slug: values.slug } : {}),
+        ...(values.category !== undefined ? { categoryTitle: values.category } : {}),
+        ...(values.message !== undefined ? { message: values.message } : {}),
+      };
+      return deps.pages.create(await adminContext(deps, { documentationId }), documentationId, input);
+    },
+  }),
+  'page update': command({
+    summary: "Change a page's title, slug or draft contents",
+    args: ['ID'],
+    options: pageFields,
+    examples: ["quire page update 12 --file install.md --message 'New steps'"],
+    run: async ({ deps }, { values, positionals }) => {
+      const pageId = positiveInt(positionals[0] ?? '', 'page ID');
+      const content = await contentOption(values, false);
+      const input = {
+        ...(values.title !== undefined ? { title: values.title } : {}),
+        ...(values.slug !== undefined ? { slug: values.slug } : {}),
+        ...(content !== undefined ? { content } : {}),
+        ...(values.message !== undefined ? { message: values.message } : {}),
+      };
+      if (Object.keys(input).length === 0 || (Object.keys(input).length === 1 && 'message' in input)) {
+        throw new UsageError('nothing to update: give --title, --slug, --content or --file');
+      }
+      return deps.pages.update(await adminContext(deps, { pageId }), pageId, input);
+    },
+  }),
+  'page publish': command({
+    summary: "Publish a page's draft",
+    args: ['ID'],
+    options: {},
+    examples: ['quire page publish 12'],
+    run: async ({ deps }, { positionals }) => {
+      const pageId = positiveInt(positionals[0] ?? '', 'page ID');
+      return deps.pages.publish(await adminContext(deps, { pageId }), pageId);
+    },
+  }),
+  'reference upload': command({
+    summary: 'Upload an OpenAPI definition to a version (published unless --draft)',
+    args: ['FILE'],
+    options: {
+      version: { type: 'string', value: 'ID', required: true, description: 'the version' },
+      draft: { type: 'boolean', description: 'keep it as a draft' },
+    },
+    examples: ['quire reference upload --version 1 openapi.yaml'],
+    run: async ({ deps }, { values, positionals }) => {
+      const versionId = positiveInt(required(values.version, 'version'), '--version');
+      const file = positionals[0] ?? '';
+      return deps.references.upload(await adminContext(deps, { versionId }), {
+        versionId,
+        publish: values.draft !== true,
+        readFile: () => readFile(file),
       });
-    } finally {
-      bar.end();
-    }
-  },
-  'changelog create': async (deps, args) => {
-    const { values } = parseOptions(args, {
-      project: { type: 'string' },
-      title: { type: 'string' },
-      slug: { type: 'string' },
-    });
-    const projectId = positiveInt(required(values.project, 'project'), '--project');
-    const input = {
-      title: required(values.title, 'title'),
-      ...(values.slug !== undefined ? { slug: values.slug } : {}),
-    };
-    return deps.changelogs.create(await adminContext(deps, { projectId }), input);
-  },
+    },
+  }),
+  'changelog create': command({
+    summary: 'Create a changelog of a project',
+    options: {
+      project: { type: 'string', value: 'ID', required: true, description: 'the project' },
+      title: { type: 'string', value: 'TITLE', required: true, description: "the changelog's title" },
+      slug: { type: 'string', value: 'SLUG', description: 'its slug (default: from the title)' },
+    },
+    examples: ['quire changelog create --project 1 --title Releases'],
+    run: async ({ deps }, { values }) => {
+      const projectId = positiveInt(required(values.project, 'project'), '--project');
+      const input = {
+        title: required(values.title, 'title'),
+        ...(values.slug !== undefined ? { slug: values.slug } : {}),
+      };
+      return deps.changelogs.create(await adminContext(deps, { projectId }), input);
+    },
+  }),
 };

@@ -1,14 +1,15 @@
-import { parseOptions, positiveInt, required } from './args.ts';
-import { adminContext, type Command } from './command.ts';
+import { positiveInt, required } from './args.ts';
+import { adminContext, command, type AdminContext, type Command } from './command.ts';
 
 /** A list prints as one object, like every other command: `{"items": [...]}`. */
 const items = <T>(list: T[]) => ({ items: list });
 
-const projectOption = { project: { type: 'string' } } as const;
+const projectOption = {
+  project: { type: 'string', value: 'ID', required: true, description: 'the project' },
+} as const;
 
-async function projectContext(deps: Parameters<Command>[0], args: string[]) {
-  const { values } = parseOptions(args, projectOption);
-  const projectId = positiveInt(required(values.project, 'project'), '--project');
+function projectContext({ deps }: AdminContext, project: string | undefined) {
+  const projectId = positiveInt(required(project, 'project'), '--project');
   return adminContext(deps, { projectId });
 }
 
@@ -17,21 +18,52 @@ async function projectContext(deps: Parameters<Command>[0], args: string[]) {
  * only (their secrets are stored hashed); a rotated key's new secret is printed once, as on create.
  */
 export const listCommands: Record<string, Command> = {
-  'project list': async (deps, args) => {
-    parseOptions(args, {});
-    return items(await deps.projects.list());
-  },
-  'key list': async (deps, args) => items(await deps.keys.list(await projectContext(deps, args))),
-  'key rotate': async (deps, args) => {
-    const { positionals } = parseOptions(args, {}, 1);
-    const keyId = positiveInt(positionals[0] ?? '', 'key ID');
-    return deps.keys.rotate(await adminContext(deps, { keyId }), keyId);
-  },
-  'version list': async (deps, args) => items(await deps.versions.list(await projectContext(deps, args))),
-  'documentation list': async (deps, args) => {
-    const { values } = parseOptions(args, { version: { type: 'string' } });
-    const versionId = positiveInt(required(values.version, 'version'), '--version');
-    return items(await deps.documentation.listForVersion(await adminContext(deps, { versionId }), versionId));
-  },
-  'user list': async (deps, args) => items(await deps.users.list(await projectContext(deps, args))),
+  'project list': command({
+    summary: 'List the projects',
+    options: {},
+    examples: ['quire project list'],
+    run: async ({ deps }) => items(await deps.projects.list()),
+  }),
+  'key list': command({
+    summary: "List a project's API keys (by prefix: their secrets are stored hashed)",
+    options: projectOption,
+    examples: ['quire key list --project 1'],
+    run: async (ctx, { values }) =>
+      items(await ctx.deps.keys.list(await projectContext(ctx, values.project))),
+  }),
+  'key rotate': command({
+    summary: 'Give an API key a new secret, printed once; the old one stops working',
+    args: ['ID'],
+    options: {},
+    examples: ['quire key rotate 3'],
+    run: async ({ deps }, { positionals }) => {
+      const keyId = positiveInt(positionals[0] ?? '', 'key ID');
+      return deps.keys.rotate(await adminContext(deps, { keyId }), keyId);
+    },
+  }),
+  'version list': command({
+    summary: "List a project's versions",
+    options: projectOption,
+    examples: ['quire version list --project 1'],
+    run: async (ctx, { values }) =>
+      items(await ctx.deps.versions.list(await projectContext(ctx, values.project))),
+  }),
+  'documentation list': command({
+    summary: "List a version's documentation sections",
+    options: { version: { type: 'string', value: 'ID', required: true, description: 'the version' } },
+    examples: ['quire documentation list --version 1'],
+    run: async ({ deps }, { values }) => {
+      const versionId = positiveInt(required(values.version, 'version'), '--version');
+      return items(
+        await deps.documentation.listForVersion(await adminContext(deps, { versionId }), versionId),
+      );
+    },
+  }),
+  'user list': command({
+    summary: "List a project's users",
+    options: projectOption,
+    examples: ['quire user list --project 1'],
+    run: async (ctx, { values }) =>
+      items(await ctx.deps.users.list(await projectContext(ctx, values.project))),
+  }),
 };

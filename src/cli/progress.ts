@@ -3,25 +3,34 @@ const REDRAW_MS = 100;
 const WIDTH = 30;
 
 /**
- * A one-line progress bar on standard error, drawn only where a person watches (a terminal); elsewhere
- * it writes nothing, so logs and pipes keep the CLI's contract of one JSON object on standard output.
+ * Progress on standard error. On a terminal, a one-line bar redrawn in place; elsewhere (a CI log, a
+ * pipe) plain lines, one at each tenth of the work and one at its end, which a log keeps readable.
+ * Standard output is left alone: it holds the command's one JSON object.
  */
 export class ProgressBar {
   private drawnAt = Number.NEGATIVE_INFINITY;
   private drawn = false;
+  /** the last tenth written as a line, or -1 */
+  private tenth = -1;
 
   constructor(
     private readonly write: (text: string) => void,
-    private readonly enabled: boolean,
+    private readonly terminal: boolean,
     private readonly label: string,
   ) {}
 
   update(done: number, total: number): void {
-    if (!this.enabled) return;
+    const share = total === 0 ? 1 : Math.min(1, done / total);
+    if (!this.terminal) {
+      const tenth = Math.floor(share * 10);
+      if (tenth === this.tenth) return;
+      this.tenth = tenth;
+      this.write(`${this.label} ${done}/${total} (${Math.floor(share * 100)}%)\n`);
+      return;
+    }
     const now = performance.now();
     if (done < total && now - this.drawnAt < REDRAW_MS) return;
     this.drawnAt = now;
-    const share = total === 0 ? 1 : Math.min(1, done / total);
     const filled = Math.round(share * WIDTH);
     const bar = `${'#'.repeat(filled)}${'-'.repeat(WIDTH - filled)}`;
     this.write(`\r${this.label} [${bar}] ${Math.floor(share * 100)}% ${done}/${total}`);

@@ -31,6 +31,7 @@ export const OPERATIONS = {
   exportProject: { limit: 10, windowMs: HOUR },
   importProject: { limit: 10, windowMs: HOUR },
   listAll: { limit: 30, windowMs: HOUR },
+  readStructure: { limit: 600, windowMs: MINUTE },
   readAudit: { limit: 600, windowMs: HOUR },
   listReaderAccess: { limit: 3600, windowMs: HOUR },
   grantReaderAccess: { limit: 100, windowMs: HOUR },

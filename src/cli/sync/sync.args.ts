@@ -1,5 +1,6 @@
 import fs from 'node:fs';
-import { parseOptions, required, UsageError } from '../args.ts';
+import { required, UsageError } from '../args.ts';
+import type { OptionValues, ParsedInput } from '../spec.ts';
 
 export interface SyncOptions {
   /** the folder pushed, as given */
@@ -13,21 +14,51 @@ export interface SyncOptions {
   dryRun: boolean;
 }
 
-const SPEC = {
-  url: { type: 'string' },
-  key: { type: 'string' },
-  version: { type: 'string' },
-  publish: { type: 'boolean' },
-  prune: { type: 'boolean' },
-  'dry-run': { type: 'boolean' },
+/** The server and the key: flags, or (better for a key: a flag shows in the process list) variables. */
+export const SERVER_OPTIONS = {
+  url: {
+    type: 'string',
+    value: 'URL',
+    env: 'QUIRE_URL',
+    required: true,
+    description: "the server's address, with or without /api/v1",
+  },
+  key: {
+    type: 'string',
+    value: 'KEY',
+    env: 'QUIRE_KEY',
+    required: true,
+    description: 'an API key of the project (set QUIRE_KEY rather than the flag: flags show in ps)',
+  },
 } as const;
 
+export const SYNC_OPTIONS = {
+  ...SERVER_OPTIONS,
+  version: {
+    type: 'string',
+    value: 'SLUG',
+    required: true,
+    description: 'the version filled (it must exist)',
+  },
+  publish: { type: 'boolean', description: 'publish what is created or changed' },
+  prune: { type: 'boolean', description: 'delete the pages the folder does not hold' },
+  'dry-run': { type: 'boolean', description: 'print the plan; write nothing' },
+} as const;
+
+/** The server's base and key from the command line or the environment. */
+export function serverOptions(values: OptionValues<typeof SERVER_OPTIONS>): { apiBase: string; key: string } {
+  const url = values.url;
+  if (url === undefined || url === '') throw new UsageError('--url is required (or set QUIRE_URL)');
+  const key = values.key;
+  if (key === undefined || key === '') throw new UsageError('--key is required (or set QUIRE_KEY)');
+  return { apiBase: apiBase(url), key };
+}
+
 /** Checks the command line before anything is read or sent: every problem here is a usage error. */
-export function parseSyncArgs(args: string[]): SyncOptions {
-  const { values, positionals } = parseOptions(args, SPEC, 1);
+export function syncOptions(input: ParsedInput<typeof SYNC_OPTIONS>): SyncOptions {
+  const { values, positionals } = input;
   const dir = positionals[0] ?? '';
-  const url = required(values.url, 'url');
-  const key = required(values.key, 'key');
+  const server = serverOptions(values);
   const versionSlug = required(values.version, 'version');
   let stat: fs.Stats | undefined;
   try {
@@ -38,8 +69,7 @@ export function parseSyncArgs(args: string[]): SyncOptions {
   if (stat?.isDirectory() !== true) throw new UsageError(`'${dir}' is not a directory`);
   return {
     dir,
-    apiBase: apiBase(url),
-    key,
+    ...server,
     versionSlug,
     publish: values.publish === true,
     prune: values.prune === true,

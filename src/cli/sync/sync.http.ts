@@ -40,7 +40,7 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
 
 export interface WriteBody {
   /** serialised once, so that every retry sends the very bytes the Idempotency-Key was first used with */
-  text: string;
+  text: string | Uint8Array<ArrayBuffer>;
   contentType: string;
 }
 
@@ -95,7 +95,7 @@ export class SyncHttp {
     method: string,
     path: string,
     headers: Record<string, string>,
-    body: string | undefined,
+    body: string | Uint8Array<ArrayBuffer> | undefined,
   ): Promise<HttpAnswer> {
     const url = `${this.apiBase}${path}`;
     let attempt = 0;

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { ContentError, parsePageFile } from '../../content/index.ts';
+import { ContentError } from '../../content/content-error.ts';
+import { parsePageFile } from '../../content/page-file.ts';
 import { readVersionLayout } from '../../modules/import/import.layout.ts';
 import type {
   ImportWarning,

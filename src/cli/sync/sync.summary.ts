@@ -136,6 +136,8 @@ export function describeStep(step: Step): StepDescription {
 export function summarise(input: {
   version: string;
   dryRun: boolean;
+  /** --publish: references are uploaded published */
+  publish: boolean;
   plan: Plan;
   steps: Step[];
   outcome: Outcome | undefined;
@@ -176,7 +178,10 @@ export function summarise(input: {
     },
     references: {
       uploaded: count((s) => s.kind === 'uploadReference'),
-      published: count((s) => s.kind === 'publishReference'),
+      // With --publish an upload publishes too: that reference is both uploaded and published.
+      published: count(
+        (s) => s.kind === 'publishReference' || (input.publish && s.kind === 'uploadReference'),
+      ),
       unchanged: input.plan.unchanged.references,
     },
     requests: input.requests,

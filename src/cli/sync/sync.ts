@@ -1,8 +1,10 @@
 import { UsageError } from '../args.ts';
-import { oneLine, type CliIo } from '../output.ts';
+import { oneLine, type ClientContext, type CliIo } from '../output.ts';
+import { parseCommandLine } from '../program.ts';
+import { command } from '../spec.ts';
 import { ProgressBar } from '../progress.ts';
 import { applyPlan } from './sync.apply.ts';
-import { parseSyncArgs, type SyncOptions } from './sync.args.ts';
+import { SYNC_OPTIONS, syncOptions, type SyncOptions } from './sync.args.ts';
 import { SyncHttp, type RetryPolicy } from './sync.http.ts';
 import { readGitState } from './sync.git.ts';
 import { folderSource, readLocalState } from './sync.local.ts';
@@ -10,28 +12,43 @@ import { pagesToRead, planSync, referencesToRead } from './sync.plan.ts';
 import { readContents, readDefinition, readRemoteState, type RemoteDefinition } from './sync.remote.ts';
 import { summarise } from './sync.summary.ts';
 
+export const SYNC_COMMAND = command<ClientContext, number, typeof SYNC_OPTIONS>({
+  summary: 'Push a folder (export layout or Git format) to a version of a Quire over HTTP',
+  args: ['DIR'],
+  options: SYNC_OPTIONS,
+  examples: [
+    'QUIRE_URL=https://docs.acme.io QUIRE_KEY=qk_... quire sync docs/ --version v1 --dry-run',
+    'quire sync docs/ --version v1 --publish --prune   # QUIRE_URL and QUIRE_KEY set by the CI job',
+  ],
+  run: async ({ io, policy }, input) => {
+    let options: SyncOptions;
+    try {
+      options = syncOptions(input);
+    } catch (error) {
+      if (!(error instanceof UsageError)) throw error;
+      io.stderr(`quire: sync: ${oneLine(error.message)}\n`);
+      return 2;
+    }
+    try {
+      return await sync(options, io, policy);
+    } catch (error) {
+      io.stderr(`quire: sync: ${oneLine(error instanceof Error ? error.message : String(error))}\n`);
+      return 1;
+    }
+  },
+});
+
 /**
- * `quire sync DIR --url URL --key KEY --version SLUG [--publish] [--prune] [--dry-run]`: pushes a
+ * `quire sync DIR --version SLUG [--url URL] [--key KEY] [--publish] [--prune] [--dry-run]`: pushes a
  * folder to a Quire over HTTP (extensions §7). It opens no database: it is a client of the API.
  *
  * Exit codes: 0 all done; 1 a failure (the server unreachable, the version missing, DIR unreadable,
  * or a write refused: then the summary is still printed, naming it); 2 a usage error.
  */
 export async function runSync(args: string[], io: CliIo, policy?: RetryPolicy): Promise<number> {
-  let options: SyncOptions;
-  try {
-    options = parseSyncArgs(args);
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    io.stderr(`quire: sync: ${oneLine(error.message)}\n`);
-    return 2;
-  }
-  try {
-    return await sync(options, io, policy);
-  } catch (error) {
-    io.stderr(`quire: sync: ${oneLine(error instanceof Error ? error.message : String(error))}\n`);
-    return 1;
-  }
+  const parsed = parseCommandLine({ sync: SYNC_COMMAND }, ['sync', ...args], io);
+  if (parsed.kind === 'done') return parsed.code;
+  return parsed.spec.run({ io, ...(policy ? { policy } : {}) }, parsed.input);
 }
 
 async function sync(options: SyncOptions, io: CliIo, policy: RetryPolicy | undefined): Promise<number> {
@@ -73,6 +90,7 @@ async function sync(options: SyncOptions, io: CliIo, policy: RetryPolicy | undef
   const summary = summarise({
     version: options.versionSlug,
     dryRun: options.dryRun,
+    publish: options.publish,
     plan,
     steps: options.dryRun ? plan.steps : (outcome?.done ?? []),
     outcome,

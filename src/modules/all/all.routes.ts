@@ -5,6 +5,7 @@ import { notModified } from '../../shared/entity-tags.ts';
 import { ConditionalReadHeaders, withETag } from '../../http/header-schemas.ts';
 import { errorResponses } from '../../http/schemas.ts';
 import { AllProjectSchema, AllQuery } from './all.schemas.ts';
+import { StructureQuery, StructureSchema } from './all.structure.ts';
 import type { AllService } from './all.service.ts';
 
 export const allRoutes: FastifyPluginAsyncTypebox<{ all: AllService }> = async (app, { all }) => {
@@ -43,5 +44,23 @@ export const allRoutes: FastifyPluginAsyncTypebox<{ all: AllService }> = async (
       done?.catch(() => undefined);
       return reply.type('application/json; charset=utf-8').send(body as never);
     },
+  );
+
+  app.get(
+    '/structure',
+    {
+      config: { operation: 'readStructure', permission: 'project.read' },
+      schema: {
+        operationId: 'readStructure',
+        summary: "One version's sections, pages and references, without contents",
+        description:
+          'What a client filling a version needs to plan its writes: section, page and reference ids, ' +
+          'titles, slugs, listing, and whether a draft waits. Cheaper than /all (600 a minute).',
+        tags: ['all'],
+        querystring: StructureQuery,
+        response: { 200: StructureSchema, ...errorResponses(404) },
+      },
+    },
+    (request) => all.structure(contextOf(request), request.query.version_slug),
   );
 };

@@ -6,6 +6,7 @@ import type { Database } from '../../db/schema.ts';
 import { entityTag } from '../../shared/entity-tags.ts';
 import type { VersionsService } from '../versions/versions.service.ts';
 import { idRanges, streamListing } from './all.parts.ts';
+import { versionStructure, type Structure } from './all.structure.ts';
 import { allJson, allJsonTail, EMPTY_ALL_JSON } from './all.presenter.ts';
 import { allRepository as repo, type AllFilter, type PageIdRange } from './all.repository.ts';
 
@@ -121,6 +122,11 @@ export class AllService {
       throw error;
     }
     return { ...answer, done: transaction };
+  }
+
+  /** One version's sections, pages and references, without contents (see all.structure.ts). */
+  structure(ctx: UseCaseContext, versionSlug: string): Promise<Structure> {
+    return versionStructure(ctx.transaction ?? this.reader, this.versions, ctx, versionSlug);
   }
 
   private async build(

@@ -1,4 +1,5 @@
-import { ContentError, parsePageFile, type PageFile, type PageFileOptions } from '../../content/index.ts';
+import { ContentError } from '../../content/content-error.ts';
+import { parsePageFile, type PageFile, type PageFileOptions } from '../../content/page-file.ts';
 import { SLUG_PATTERN } from '../../shared/slug.ts';
 import { entryFileName } from '../export/archive-names.ts';
 import { ArchiveFileError, type ArchiveFile } from './import.archive.ts';
