@@ -170,7 +170,11 @@ describe('the writer MCP server at /api/v1/mcp', () => {
       Array<{ id: number }>
     >()[0];
     expect(
-      await toolError(c, 'create_page', { documentationId: v2Section?.id ?? 0, title: 'No', content: 'x' }),
+      await toolError(c, 'create_page', {
+        documentationId: v2Section?.id ?? 0,
+        title: 'No',
+        content: 'x',
+      }),
     ).toContain('no access');
     const replaced = await ok<{ pages: Array<{ path: string }> }>(c, 'search_replace', {
       find: 'wombat',
@@ -195,17 +199,35 @@ describe('the writer MCP server at /api/v1/mcp', () => {
     }>();
     expect(Object.values(pages.page).some((p) => p.title === 'Nope')).toBe(false);
     expect(await toolError(c, 'publish_page', { id: 1 })).toContain("lacks the permission 'page.publish'");
+    await c.close();
+    // Another project's section and page are not found, whatever the key may do in its own.
+    const admin = await w.connect(w.key);
+    const theirs = (await client(t.app, w.other.key).get('/all')).json<{ page: Record<string, unknown> }>();
+    const theirPage = Number(Object.keys(theirs.page)[0]);
     expect(
-      await toolError(c, 'upload_reference', {
+      await toolError(admin, 'create_page', {
+        documentationId: w.other.documentation.id,
+        title: 'In',
+        content: 'x',
+      }),
+    ).toMatch(/\(404\)/);
+    expect(await toolError(admin, 'update_page', { id: theirPage, content: 'Taken over.' })).toMatch(
+      /\(404\)/,
+    );
+    expect(await toolError(admin, 'publish_page', { id: theirPage })).toMatch(/\(404\)/);
+    await admin.close();
+    const again = await w.connect(w.reader);
+    expect(
+      await toolError(again, 'upload_reference', {
         versionId: w.version.id,
         definition: petsDefinition(),
         publish: true,
       }),
     ).toContain("lacks the permission 'reference.publish'");
-    expect(await toolError(c, 'search_replace', { find: 'wombat', replace: 'x', apply: true })).toContain(
+    expect(await toolError(again, 'search_replace', { find: 'wombat', replace: 'x', apply: true })).toContain(
       "lacks the permission 'page.edit'",
     );
-    await c.close();
+    await again.close();
   });
 
   it('uploads a reference, and gives its operations once published', async () => {

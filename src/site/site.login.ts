@@ -86,6 +86,11 @@ export class SiteLogin {
     return (await this.logins.check(site.view.project.id, cookie)) === 'valid';
   }
 
+  /** Whether the server secret is there: without it no reader can be signed in (site.md §6: 503). */
+  get ready(): boolean {
+    return this.keys.missing === null;
+  }
+
   /**
    * Whether a bearer token names a live reader session of this private site: the token a signed-in
    * reader is given for the site's MCP server (site.mcp.ts).

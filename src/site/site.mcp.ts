@@ -53,9 +53,13 @@ export function registerSiteMcp(app: FastifyInstance, site: SiteHandler, deps: D
     }
     const refused = await admission(site, context, request);
     if (refused !== null) {
-      return refusal(reply, refused.status, refused.message, {
-        'www-authenticate': `Bearer realm="${context.view.project.name.replace(/["\\]/g, '')}"`,
-      });
+      // A header holds printable ASCII alone: a project's name may hold anything else.
+      const realm = context.view.project.name.replace(/[^\x20-\x7e]|["\\]/g, '');
+      const headers: Record<string, string> =
+        refused.status === 401
+          ? { 'www-authenticate': `Bearer realm="${realm}"` }
+          : { 'retry-after': '3600' };
+      return refusal(reply, refused.status, refused.message, headers);
     }
     const body = await readJson(request);
     if (body === 413) return refusal(reply, 413, `The request is larger than ${MAX_BODY_BYTES} bytes.`);
@@ -111,7 +115,9 @@ async function admission(
 ): Promise<{ status: 401 | 503; message: string } | null> {
   if (context.view.project.access !== 'invite') return null;
   const wall = site.wall;
-  if (wall === null) return { status: 503, message: 'This private site cannot sign readers in.' };
+  if (wall === null || !wall.ready) {
+    return { status: 503, message: 'This private site cannot sign readers in yet.' };
+  }
   const bearer = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1];
   if (bearer !== undefined ? await wall.admitsBearer(context, bearer) : await wall.admits(context, request)) {
     return null;
