@@ -51,7 +51,9 @@ const EVERY_ROUTE = new Set([
   'content-type',
   'content-length',
   'transfer-encoding',
+  // Content negotiation of the compression plugin, for every answer (README, "Compression").
   'accept-encoding',
+  'x-no-compression',
   'accept',
   'connection',
   'expect',

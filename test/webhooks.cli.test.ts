@@ -66,8 +66,8 @@ describe('bin/quire webhook', () => {
       ],
     });
     expect(list.stdout).not.toContain('whsec_');
-    // The same webhooks over HTTP.
-    expect((await client(t.app, w.key).get('/webhooks')).json()).toEqual(list.json);
+    // The same webhooks over HTTP, in the API's list envelope (the command keeps its {items}).
+    expect((await client(t.app, w.key).get('/webhooks')).json()).toMatchObject({ data: list.json?.items });
 
     const deleted = await quire('webhook', 'delete', String(all.json!.id));
     expect(deleted).toMatchObject({ code: 0, json: { id: all.json!.id, deleted: true } });

@@ -37,17 +37,20 @@ describe('webhooks over HTTP', () => {
     expect(Buffer.from(created.secret.slice(6), 'base64')).toHaveLength(24);
     const list = await api.get('/webhooks');
     expect(list.statusCode).toBe(200);
+    const listed = {
+      id: created.id,
+      url: hook.url,
+      events: hook.events,
+      description: 'CI',
+      created: expect.any(String),
+      versions: null,
+    };
     expect(list.json()).toEqual({
-      items: [
-        {
-          id: created.id,
-          url: hook.url,
-          events: hook.events,
-          description: 'CI',
-          created: expect.any(String),
-          versions: null,
-        },
-      ],
+      data: [listed],
+      cursor: null,
+      count: 1,
+      total: 1,
+      items: [listed],
     });
     expect(list.body).not.toContain(created.secret.slice(6));
     const [entry] = await auditEntries(t.deps, w.project.id);
@@ -160,7 +163,13 @@ describe('webhooks over HTTP', () => {
     expect(expectErrorShape(form).message).toBe(
       "Unsupported content-type 'text/plain'. Supported content-type is 'application/json'.",
     );
-    expect((await api.get('/webhooks')).json()).toEqual({ items: [] });
+    expect((await api.get('/webhooks')).json()).toEqual({
+      data: [],
+      cursor: null,
+      count: 0,
+      total: 0,
+      items: [],
+    });
   });
 
   it('answers 403 to keys without webhook.read or webhook.write', async () => {
@@ -189,12 +198,24 @@ describe('webhooks over HTTP', () => {
     const api = client(t.app, mine.key);
     expect((await api.delete(`/webhooks/${id}`)).statusCode).toBe(404);
     expect((await api.get(`/webhooks/${id}/deliveries`)).statusCode).toBe(404);
-    expect((await api.get('/webhooks')).json()).toEqual({ items: [] });
+    expect((await api.get('/webhooks')).json()).toEqual({
+      data: [],
+      cursor: null,
+      count: 0,
+      total: 0,
+      items: [],
+    });
     const theirApi = client(t.app, theirs.key);
     const deleted = await theirApi.delete(`/webhooks/${id}`);
     expect([deleted.statusCode, deleted.json()]).toEqual([200, {}]);
     expect((await theirApi.delete(`/webhooks/${id}`)).statusCode).toBe(404);
-    expect((await theirApi.get('/webhooks')).json()).toEqual({ items: [] });
+    expect((await theirApi.get('/webhooks')).json()).toEqual({
+      data: [],
+      cursor: null,
+      count: 0,
+      total: 0,
+      items: [],
+    });
     const [entry] = await auditEntries(t.deps, theirs.project.id);
     expect(entry).toMatchObject({ entity: 'webhook', operation: 'DEL' });
   });
@@ -228,6 +249,8 @@ describe('webhooks over HTTP', () => {
     }>();
     expect(second.items).toHaveLength(3);
     expect(second.cursor).toBeNull();
+    // The envelope of Quire's lists, with the old field beside it (decision 0035).
+    expect(second).toMatchObject({ data: second.items, count: 3 });
     const ids = [...first.items, ...second.items].map((d) => d.id);
     expect(new Set(ids).size).toBe(53);
     expect(ids.every((m) => /^msg_[A-Za-z0-9_-]{24}$/.test(m))).toBe(true);
@@ -321,7 +344,13 @@ describe('the webhook secret key', () => {
         const res = await client(app.app, w.key).post('/webhooks', hook);
         expect(res.statusCode).toBe(503);
         expect(expectErrorShape(res).message).toMatch(/WEBHOOK_SECRET_KEY/);
-        expect((await client(app.app, w.key).get('/webhooks')).json()).toEqual({ items: [] });
+        expect((await client(app.app, w.key).get('/webhooks')).json()).toEqual({
+          data: [],
+          cursor: null,
+          count: 0,
+          total: 0,
+          items: [],
+        });
       } finally {
         await app.close();
       }

@@ -955,7 +955,12 @@ export interface components {
     };
     /** WebhookList */
     WebhookList: {
-      items: components['schemas']['Webhook'][];
+      data: components['schemas']['Webhook'][];
+      cursor: string | null;
+      count: number;
+      total?: number;
+      /** @deprecated */
+      items?: components['schemas']['Webhook'][];
     };
     /** WebhookAttempt */
     WebhookAttempt: {
@@ -995,8 +1000,12 @@ export interface components {
     };
     /** WebhookDeliveryList */
     WebhookDeliveryList: {
-      items: components['schemas']['WebhookDelivery'][];
+      data: components['schemas']['WebhookDelivery'][];
       cursor: string | null;
+      count: number;
+      total?: number;
+      /** @deprecated */
+      items?: components['schemas']['WebhookDelivery'][];
     };
     /** Feedback */
     Feedback: {
@@ -5896,7 +5905,10 @@ export interface operations {
   };
   listWebhooks: {
     parameters: {
-      query?: never;
+      query?: {
+        hits?: number;
+        cursor?: string;
+      };
       header?: never;
       path?: never;
       cookie?: never;

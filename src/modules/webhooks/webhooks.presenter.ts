@@ -31,7 +31,7 @@ export const webhookVersions = (stored: string | null): number[] | null =>
 export function presentDelivery(
   row: DeliveryRow,
   attempts: readonly AttemptRow[],
-): DeliveryList['items'][number] {
+): DeliveryList['data'][number] {
   return {
     id: row.message_id,
     type: row.event_type as WebhookEventType,

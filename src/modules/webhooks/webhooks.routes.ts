@@ -7,6 +7,7 @@ import {
   DeliveryListQuery,
   DeliveryListSchema,
   WebhookCreateBody,
+  WebhookListQuery,
   WebhookListSchema,
 } from './webhooks.schemas.ts';
 import type { WebhooksService } from './webhooks.service.ts';
@@ -47,12 +48,15 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksServi
         operationId: 'listWebhooks',
         summary: 'The project’s webhooks, oldest first, without their secrets',
         description:
-          'Every webhook of the project with the event types it receives. Secrets are shown only when a webhook is created.',
+          'The webhooks of the project with the event types they receive, `hits` at a time (100 by default); ' +
+          'pass the returned cursor back for the next ones. Secrets are shown only when a webhook is ' +
+          'created. `items` repeats `data`, as this list answered first (deprecated).',
         tags: ['webhooks'],
+        querystring: WebhookListQuery,
         response: { 200: { ...WebhookListSchema, description: 'The webhooks' }, ...errorResponses() },
       },
     },
-    (request) => webhooks.list(contextOf(request)),
+    (request) => webhooks.page(contextOf(request), request.query),
   );
 
   app.delete(
@@ -83,7 +87,8 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksServi
         summary: 'A webhook’s deliveries, newest first, each with its attempts',
         description:
           'Fifty at a time; pass the returned cursor back for older ones. A delivery is pending until a ' +
-          'receiver answers 2xx (delivered) or its last retry fails (failed).',
+          'receiver answers 2xx (delivered) or its last retry fails (failed). `items` repeats `data`, as ' +
+          'this list answered first (deprecated).',
         tags: ['webhooks'],
         params: IdParam('id', 'Webhook ID'),
         querystring: DeliveryListQuery,

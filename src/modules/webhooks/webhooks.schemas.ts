@@ -1,3 +1,4 @@
+import { listEnvelope } from '../../http/list-envelope.ts';
 import { Type, type Static } from '@sinclair/typebox';
 
 /** The event types a webhook may receive (extensions §5), in the order the documentation lists them. */
@@ -77,7 +78,18 @@ export const WebhookCreateBody = Type.Object(
 );
 export type WebhookCreateInput = Static<typeof WebhookCreateBody>;
 
-export const WebhookListSchema = Type.Object({ items: Type.Array(WebhookSchema) }, { title: 'WebhookList' });
+export const WebhookListQuery = Type.Object({
+  hits: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 100, default: 100, description: 'Webhooks per page' }),
+  ),
+  cursor: Type.Optional(
+    Type.String({ maxLength: 200, description: 'The cursor of the previous answer, for the next webhooks' }),
+  ),
+});
+export type WebhookListInput = Static<typeof WebhookListQuery>;
+
+export const WebhookListSchema = listEnvelope(WebhookSchema, { title: 'WebhookList' });
+export type WebhookList = Static<typeof WebhookListSchema>;
 
 const Nullable = <T extends ReturnType<typeof Type.String> | ReturnType<typeof Type.Integer>>(
   schema: T,
@@ -118,11 +130,5 @@ export const DeliveryListQuery = Type.Object({
 });
 export type DeliveryListInput = Static<typeof DeliveryListQuery>;
 
-export const DeliveryListSchema = Type.Object(
-  {
-    items: Type.Array(DeliverySchema),
-    cursor: Type.Union([Type.String(), Type.Null()], { description: 'For the next answer; null at the end' }),
-  },
-  { title: 'WebhookDeliveryList' },
-);
+export const DeliveryListSchema = listEnvelope(DeliverySchema, { title: 'WebhookDeliveryList' });
 export type DeliveryList = Static<typeof DeliveryListSchema>;

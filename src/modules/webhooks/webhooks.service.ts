@@ -5,7 +5,7 @@ import type { Executor } from '../../db/executor.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { InvalidFieldError, NotFoundError } from '../../errors.ts';
 import type { ChangeRecorder } from '../changes/change-events.ts';
-import { decodeCursor, encodeCursor } from '../../shared/cursor.ts';
+import { decodeAfterCursor, decodeCursor, encodeAfterCursor, encodeCursor } from '../../shared/cursor.ts';
 import { toStoredDate } from '../../shared/dates.ts';
 import { hostOf, refusalOf, type Resolver } from './webhook-address.ts';
 import { newSecret, type SecretBox } from './webhook-secrets.ts';
@@ -26,6 +26,8 @@ import {
   type DeliveryList,
   type DeliveryListInput,
   type WebhookCreateInput,
+  type WebhookList,
+  type WebhookListInput,
 } from './webhooks.schemas.ts';
 
 export interface WebhooksOptions {
@@ -82,9 +84,30 @@ export class WebhooksService {
     });
   }
 
+  /** Every webhook the context may see, oldest first (the command line's list). */
   async list(ctx: UseCaseContext): Promise<{ items: Webhook[] }> {
     const rows = await repo.listLive(ctx.transaction ?? this.database.reader, ctx.scope.project.id);
     return { items: rows.filter((row) => reachable(ctx.scope, row.versions)).map(presentWebhook) };
+  }
+
+  /**
+   * A page of them, oldest first, after the cursor's. A project holds few webhooks, and which of
+   * them a key sees depends on its versions, so the page is cut from the whole list.
+   */
+  async page(ctx: UseCaseContext, query: WebhookListInput): Promise<WebhookList> {
+    const { items } = await this.list(ctx);
+    const after = query.cursor === undefined ? 0 : decodeAfterCursor(query.cursor);
+    const hits = query.hits ?? 100;
+    const rest = items.filter((webhook) => webhook.id > after);
+    const data = rest.slice(0, hits);
+    const last = data.at(-1);
+    return {
+      data,
+      cursor: rest.length > hits && last !== undefined ? encodeAfterCursor(last.id) : null,
+      count: data.length,
+      total: items.length,
+      items: data,
+    };
   }
 
   async delete(ctx: UseCaseContext, id: number): Promise<Record<string, never>> {
@@ -113,9 +136,12 @@ export class WebhooksService {
       attempts.set(attempt.delivery_id, list);
     }
     const last = page.at(-1);
+    const data = page.map((row) => presentDelivery(row, attempts.get(row.id) ?? []));
     return {
-      items: page.map((row) => presentDelivery(row, attempts.get(row.id) ?? [])),
+      data,
       cursor: rows.length > DELIVERIES_PER_ANSWER && last !== undefined ? encodeCursor(last.id) : null,
+      count: data.length,
+      items: data,
     };
   }
 
