@@ -4832,7 +4832,7 @@ export interface operations {
   readStructure: {
     parameters: {
       query: {
-        version_slug: string | 'latest';
+        version_slug: string;
       };
       header?: never;
       path?: never;
