@@ -4831,8 +4831,8 @@ export interface operations {
   };
   readStructure: {
     parameters: {
-      query: {
-        version_slug: string;
+      query?: {
+        version_slug?: string;
       };
       header?: never;
       path?: never;
