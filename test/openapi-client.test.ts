@@ -19,7 +19,8 @@ const SDK_TYPES_PATH = fileURLToPath(SDK_TYPES_FILE);
 const SDK_FLOW_PATH = fileURLToPath(new URL('./client/sdk-flow.ts', import.meta.url));
 const SDK_PATH = fileURLToPath(new URL('../packages/client/src/index.ts', import.meta.url));
 
-const t = useTestApp();
+// A webhook's secret is stored encrypted on PostgreSQL: the SDK flow registers one.
+const t = useTestApp({ env: { WEBHOOK_SECRET_KEY: Buffer.alloc(32, 7).toString('base64') } });
 
 async function liveTypes(): Promise<string> {
   const res = await client(t.app).get('/openapi.json');
