@@ -60,7 +60,7 @@ const QUERY_BUILDING = [
 ];
 
 export default tseslint.config(
-  { ignores: ['node_modules', 'data', 'coverage', 'dist'] },
+  { ignores: ['node_modules', 'data', 'coverage', 'dist', 'packages/*/dist'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -1,9 +1,10 @@
 /**
- * What installing the client package costs a CI job: builds packages/cli, packs it, installs the
- * tarball into an empty project, and prints the packed size, the installed size and the install's
- * time (best of `--runs`, default 3). Runs offline: the package has no dependencies.
+ * What installing a client package costs a CI job: builds packages/cli (or packages/client), packs
+ * it, installs the tarball into an empty project, and prints the packed size, the installed size
+ * (its dependencies included) and the install's time (best of `--runs`, default 3). packages/cli has
+ * no dependencies; packages/client's one (openapi-fetch) comes from the registry, or npm's cache.
  *
- *   node --import tsx bench/client-install.ts [--runs 3]
+ *   node --import tsx bench/client-install.ts [--package cli|client] [--runs 3]
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -13,8 +14,14 @@ import { fileURLToPath } from 'node:url';
 import { bundleClientCli } from '../src/ops/bundle-client-cli.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
-const at = process.argv.indexOf('--runs');
-const runs = at > 0 ? Number(process.argv[at + 1]) : 3;
+const option = (name: string, fallback: string) => {
+  const at = process.argv.indexOf(name);
+  return at > 0 ? (process.argv[at + 1] ?? fallback) : fallback;
+};
+const runs = Number(option('--runs', '3'));
+const which = option('--package', 'cli');
+if (which !== 'cli' && which !== 'client') throw new Error('--package is cli or client');
+const folder = path.join(ROOT, 'packages', which);
 
 function sizeOf(dir: string): number {
   let total = 0;
@@ -27,9 +34,10 @@ function sizeOf(dir: string): number {
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-client-install-'));
 try {
-  await bundleClientCli(path.join(ROOT, 'packages/cli/dist/quire.js'));
+  if (which === 'cli') await bundleClientCli(path.join(folder, 'dist/quire.js'));
+  else execFileSync('npx', ['tsc', '-p', path.join(folder, 'tsconfig.json')], { cwd: ROOT });
   const packed = execFileSync('npm', ['pack', '--silent', '--pack-destination', work], {
-    cwd: path.join(ROOT, 'packages/cli'),
+    cwd: folder,
     encoding: 'utf8',
   }).trim();
   const tarball = path.join(work, packed);
@@ -42,7 +50,11 @@ try {
     execFileSync('npm', ['install', '--no-audit', '--no-fund', '--silent', tarball], { cwd: project });
     best = Math.min(best, performance.now() - started);
     installed = sizeOf(path.join(project, 'node_modules'));
-    execFileSync(path.join(project, 'node_modules/.bin/quire'), ['sync', '--help'], { stdio: 'ignore' });
+    // What was installed runs: the command, or the module's import.
+    if (which === 'cli')
+      execFileSync(path.join(project, 'node_modules/.bin/quire'), ['sync', '--help'], { stdio: 'ignore' });
+    else
+      execFileSync('node', ['--input-type=module', '-e', "await import('quire-client')"], { cwd: project });
   }
   console.log(`packed: ${(fs.statSync(tarball).size / 1024).toFixed(0)} KiB`);
   console.log(`installed: ${(installed / 1024).toFixed(0)} KiB`);

@@ -3,7 +3,8 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { createPublishRead } from './client/flow.ts';
-import { clientTypes, CLIENT_TYPES_FILE } from './client/generate.ts';
+import { clientTypes, CLIENT_TYPES_FILE, SDK_TYPES_FILE } from './client/generate.ts';
+import { sdkFlow } from './client/sdk-flow.ts';
 import { createWorld } from './helpers/factories.ts';
 import { client, useTestApp } from './helpers/test-app.ts';
 
@@ -14,8 +15,12 @@ import { client, useTestApp } from './helpers/test-app.ts';
 const TYPES_PATH = fileURLToPath(CLIENT_TYPES_FILE);
 const FLOW_PATH = fileURLToPath(new URL('./client/flow.ts', import.meta.url));
 const TSCONFIG_PATH = fileURLToPath(new URL('./client/tsconfig.flow.json', import.meta.url));
+const SDK_TYPES_PATH = fileURLToPath(SDK_TYPES_FILE);
+const SDK_FLOW_PATH = fileURLToPath(new URL('./client/sdk-flow.ts', import.meta.url));
+const SDK_PATH = fileURLToPath(new URL('../packages/client/src/index.ts', import.meta.url));
 
-const t = useTestApp();
+// A webhook's secret is stored encrypted on PostgreSQL: the SDK flow registers one.
+const t = useTestApp({ env: { WEBHOOK_SECRET_KEY: Buffer.alloc(32, 7).toString('base64') } });
 
 async function liveTypes(): Promise<string> {
   const res = await client(t.app).get('/openapi.json');
@@ -23,8 +28,8 @@ async function liveTypes(): Promise<string> {
   return clientTypes(res.json());
 }
 
-/** The flow's compile errors when its `paths` are `types` (in place of the committed file). */
-function compileErrors(types: string): string[] {
+/** The compile errors of `root` when the generated types are `types` (in place of the committed files). */
+function compileErrors(types: string, root = FLOW_PATH): string[] {
   const config = ts.getParsedCommandLineOfConfigFile(
     TSCONFIG_PATH,
     {},
@@ -38,8 +43,8 @@ function compileErrors(types: string): string[] {
   if (config === undefined) throw new Error(`cannot read ${TSCONFIG_PATH}`);
   const host = ts.createCompilerHost(config.options);
   const readFile = host.readFile.bind(host);
-  host.readFile = (file) => (file === TYPES_PATH ? types : readFile(file));
-  const program = ts.createProgram({ rootNames: [FLOW_PATH], options: config.options, host });
+  host.readFile = (file) => (file === TYPES_PATH || file === SDK_TYPES_PATH ? types : readFile(file));
+  const program = ts.createProgram({ rootNames: [root], options: config.options, host });
   return ts
     .getPreEmitDiagnostics(program)
     .map((d) => `${d.file?.fileName ?? ''}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
@@ -87,5 +92,42 @@ describe('a client generated from /api/v1/openapi.json', () => {
     expect(read.id).toBe(created.id);
     expect(read.contentPublished).toContain('<h1');
     expect(read.contentPublished).toContain('<em>typed</em>');
+  });
+
+  it(
+    'compiles the SDK of packages/client and a flow through every kind of call with no cast',
+    { timeout: 60_000 },
+    async () => {
+      const types = await liveTypes();
+      expect(castsIn(SDK_PATH)).toEqual([]);
+      expect(castsIn(SDK_FLOW_PATH)).toEqual([]);
+      expect(compileErrors(types, SDK_FLOW_PATH)).toEqual([]);
+      expect(
+        fs.readFileSync(SDK_TYPES_PATH, 'utf8') === types,
+        'packages/client/src/api.ts is not what the document gives: run npm run generate:client',
+      ).toBe(true);
+    },
+  );
+
+  it('runs the SDK flow against a real server: a lost answer is retried and written once', async () => {
+    const w = await createWorld(t.deps);
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const address = t.app.server.address();
+    const port = typeof address === 'object' && address !== null ? address.port : 0;
+    const result = await sdkFlow(`http://127.0.0.1:${port}/api/v1`, w.key, w.version.id, w.documentation.id);
+    expect(result.published).toMatchObject({ id: result.created.id, listed: true, contentDraft: null });
+    expect(result.read.contentPublished).toContain('<em>SDK</em>');
+    expect(result.reference).toMatchObject({ title: 'SDK pets' });
+    expect(result.hits).toBeGreaterThanOrEqual(1);
+    expect(result.exportBytes).toBeGreaterThan(22);
+    // Two revisions (create, publish), one per page of the history: the cursor was followed.
+    expect(result.revisions.map((r) => r.operation)).toEqual(['publish', 'create']);
+    expect(result.webhook).toMatchObject({ events: ['page.published'] });
+    expect(result.retried).toMatchObject({ replayed: true, requests: 2 });
+    const pages = await client(t.app, w.key).get(`/all?versionId=${w.version.id}`);
+    const titles = Object.values(pages.json<{ page: Record<string, { title: string }> }>().page).map(
+      (p) => p.title,
+    );
+    expect(titles.filter((title) => title === 'Written once')).toHaveLength(1);
   });
 });

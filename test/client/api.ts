@@ -5018,8 +5018,8 @@ export interface operations {
   };
   readStructure: {
     parameters: {
-      query: {
-        version_slug: string | 'latest';
+      query?: {
+        version_slug?: string;
       };
       header?: never;
       path?: never;

@@ -4,6 +4,8 @@ import prettier from 'prettier';
 import { openApiDocument } from '../../src/ops/openapi-dump.ts';
 
 export const CLIENT_TYPES_FILE = new URL('./api.ts', import.meta.url);
+/** The same types, in the SDK of packages/client. */
+export const SDK_TYPES_FILE = new URL('../../packages/client/src/api.ts', import.meta.url);
 
 const HEADER = [
   '/**',
@@ -39,5 +41,7 @@ export async function clientTypes(document: unknown): Promise<string> {
 }
 
 if (import.meta.url === `file://${process.argv[1] ?? ''}`) {
-  fs.writeFileSync(CLIENT_TYPES_FILE, await clientTypes(await openApiDocument()));
+  const types = await clientTypes(await openApiDocument());
+  fs.writeFileSync(CLIENT_TYPES_FILE, types);
+  fs.writeFileSync(SDK_TYPES_FILE, types);
 }

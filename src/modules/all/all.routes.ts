@@ -61,6 +61,6 @@ export const allRoutes: FastifyPluginAsyncTypebox<{ all: AllService }> = async (
         response: { 200: StructureSchema, ...errorResponses(404) },
       },
     },
-    (request) => all.structure(contextOf(request), request.query.version_slug),
+    (request) => all.structure(contextOf(request), request.query.version_slug ?? 'latest'),
   );
 };

@@ -13,9 +13,14 @@ import { structureRepository as repo } from './all.structure.repository.ts';
  */
 
 export const StructureQuery = Type.Object({
-  version_slug: Type.Union([Type.String({ pattern: SLUG_PATTERN, maxLength: 100 }), Type.Literal('latest')], {
-    description: 'The version, by slug; `latest` for the default version',
-  }),
+  // `latest` is itself a slug's shape: one pattern covers both.
+  version_slug: Type.Optional(
+    Type.String({
+      pattern: SLUG_PATTERN,
+      maxLength: 100,
+      description: 'The version, by slug; `latest` (the default) for the default version',
+    }),
+  ),
 });
 
 const StructureSection = Type.Object({
