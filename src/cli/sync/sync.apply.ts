@@ -1,3 +1,4 @@
+import { breakingOf, uploaded } from './sync.breaking.ts';
 import type { LocalPage } from './sync.local.ts';
 import { errorMessage, SyncHttpError, type HttpAnswer, type SyncHttp, type WriteBody } from './sync.http.ts';
 import type { Plan, SectionTarget, Step } from './sync.plan.ts';
@@ -26,7 +27,7 @@ const message = (page: LocalPage) => `Synced from ${page.file}`.slice(0, 1000);
  * failed write is recorded and the run goes on: what it did and what it could not are both reported.
  */
 export async function applyPlan(plan: Plan, ctx: ApplyContext): Promise<Outcome> {
-  const outcome: Outcome = { done: [], failures: [], categoriesCreated: [] };
+  const outcome: Outcome = { done: [], failures: [], categoriesCreated: [], breaking: [] };
   let done = 0;
   for (const step of plan.steps) {
     try {
@@ -111,10 +112,11 @@ async function applyStep(step: Step, ctx: ApplyContext, outcome: Outcome): Promi
     }
     case 'uploadReference': {
       const { reference } = step;
-      await http.write('POST', `/version/${ctx.versionId}/reference?publish=${ctx.publish}`, {
+      const answer = await http.write('POST', `/version/${ctx.versionId}/reference?publish=${ctx.publish}`, {
         text: reference.text,
         contentType: reference.contentType,
       });
+      outcome.breaking.push(...breakingOf(reference.file, uploaded(answer.text).changes));
       return;
     }
     case 'publishReference':

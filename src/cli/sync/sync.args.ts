@@ -12,6 +12,8 @@ export interface SyncOptions {
   publish: boolean;
   prune: boolean;
   dryRun: boolean;
+  /** upload definitions as drafts first; stop before any other write if one breaks its published one */
+  failOnBreaking: boolean;
 }
 
 /** The server and the key: flags, or (better for a key: a flag shows in the process list) variables. */
@@ -43,6 +45,11 @@ export const SYNC_OPTIONS = {
   publish: { type: 'boolean', description: 'publish what is created or changed' },
   prune: { type: 'boolean', description: 'delete the pages the folder does not hold' },
   'dry-run': { type: 'boolean', description: 'print the plan; write nothing' },
+  'fail-on-breaking': {
+    type: 'boolean',
+    description:
+      'upload changed definitions as drafts first, and exit 1 before any other write when one breaks its published version',
+  },
 } as const;
 
 /** The server's base and key from the command line or the environment. */
@@ -74,6 +81,7 @@ export function syncOptions(input: ParsedInput<typeof SYNC_OPTIONS>): SyncOption
     publish: values.publish === true,
     prune: values.prune === true,
     dryRun: values['dry-run'] === true,
+    failOnBreaking: values['fail-on-breaking'] === true,
   };
 }
 

@@ -1,4 +1,5 @@
 import type { ImportWarning } from '../../modules/import/import.plan.ts';
+import type { BreakingChange } from './sync.breaking.ts';
 import type { HttpCounters } from './sync.http.ts';
 import type { Plan, Step } from './sync.plan.ts';
 
@@ -28,6 +29,8 @@ export interface Outcome {
   failures: Failure[];
   /** categories the run created: planned ones, and those found missing by a page's create */
   categoriesCreated: Array<{ section: string; title: string }>;
+  /** the breaking changes the uploads' change reports named */
+  breaking: BreakingChange[];
 }
 
 /** The one JSON object `quire sync` writes on standard output (docs/decisions/0015-sync.md). */
@@ -47,6 +50,8 @@ export interface SyncSummary {
     notInDir: number;
   };
   references: { uploaded: number; published: number; unchanged: number };
+  /** the breaking changes of the definitions uploaded (extensions §8), each with its file */
+  breaking: BreakingChange[];
   requests: HttpCounters;
   plan?: StepDescription[];
   failures: Failure[];
@@ -143,6 +148,8 @@ export function summarise(input: {
   outcome: Outcome | undefined;
   requests: HttpCounters;
   warnings: ImportWarning[];
+  /** --fail-on-breaking: the drafts uploaded before the plan's other writes, and what broke */
+  checked?: { drafts: number; breaking: BreakingChange[]; stopped: boolean };
 }): SyncSummary {
   const count = (test: (s: Step) => boolean) => input.steps.filter(test).length;
   const renamedPages = new Set<number>();
@@ -153,10 +160,11 @@ export function summarise(input: {
   }
   for (const id of renamedPages) updatedPages.delete(id);
   const failures = input.outcome?.failures ?? [];
+  const breaking = [...(input.checked?.breaking ?? []), ...(input.outcome?.breaking ?? [])];
   return {
     version: input.version,
     dryRun: input.dryRun,
-    ok: failures.length === 0,
+    ok: failures.length === 0 && input.checked?.stopped !== true,
     sections: {
       created: count((s) => s.kind === 'createSection'),
       updated: count((s) => s.kind === 'updateSection'),
@@ -177,13 +185,14 @@ export function summarise(input: {
       notInDir: input.plan.notInDir,
     },
     references: {
-      uploaded: count((s) => s.kind === 'uploadReference'),
+      uploaded: count((s) => s.kind === 'uploadReference') + (input.checked?.drafts ?? 0),
       // With --publish an upload publishes too: that reference is both uploaded and published.
       published: count(
         (s) => s.kind === 'publishReference' || (input.publish && s.kind === 'uploadReference'),
       ),
       unchanged: input.plan.unchanged.references,
     },
+    breaking,
     requests: input.requests,
     ...(input.dryRun ? { plan: input.plan.steps.map(describeStep) } : {}),
     failures,

@@ -4,6 +4,7 @@ import { parseCommandLine } from '../program.ts';
 import { command } from '../spec.ts';
 import { ProgressBar } from '../progress.ts';
 import { applyPlan } from './sync.apply.ts';
+import { checkBreaking, type BreakingChange } from './sync.breaking.ts';
 import { SYNC_OPTIONS, syncOptions, type SyncOptions } from './sync.args.ts';
 import { SyncHttp, type RetryPolicy } from './sync.http.ts';
 import { readGitState } from './sync.git.ts';
@@ -74,17 +75,27 @@ async function sync(options: SyncOptions, io: CliIo, policy: RetryPolicy | undef
 
   const plan = planSync(local, { state: remote, contents, definitions }, options);
   let outcome;
-  if (!options.dryRun && plan.steps.length > 0) {
+  let checked: { drafts: number; breaking: BreakingChange[]; stopped: boolean } | undefined;
+  let steps = plan.steps;
+  if (!options.dryRun && options.failOnBreaking) {
+    const check = await checkBreaking(steps, http, remote.versionId, options.publish);
+    checked = { drafts: check.drafts, breaking: check.breaking, stopped: check.breaking.length > 0 };
+    steps = checked.stopped ? [] : check.steps;
+  }
+  if (!options.dryRun && steps.length > 0) {
     const writing = new ProgressBar(io.stderr, terminal, 'writing');
-    outcome = await applyPlan(plan, {
-      http,
-      versionId: remote.versionId,
-      publish: options.publish,
-      pageIds: new Map(
-        remote.sections.map((s) => [s.id, new Map(s.pages.map((p) => [p.slug, p.id]))] as const),
-      ),
-      progress: (done, total) => writing.update(done, total),
-    });
+    outcome = await applyPlan(
+      { ...plan, steps },
+      {
+        http,
+        versionId: remote.versionId,
+        publish: options.publish,
+        pageIds: new Map(
+          remote.sections.map((s) => [s.id, new Map(s.pages.map((p) => [p.slug, p.id]))] as const),
+        ),
+        progress: (done, total) => writing.update(done, total),
+      },
+    );
     writing.end();
   }
   const summary = summarise({
@@ -96,8 +107,20 @@ async function sync(options: SyncOptions, io: CliIo, policy: RetryPolicy | undef
     outcome,
     requests: http.counters,
     warnings: local.warnings,
+    ...(checked !== undefined ? { checked } : {}),
   });
+  for (const change of summary.breaking) {
+    io.stderr(
+      `quire: sync: ${change.file}: breaking: ${change.kind} at ${change.path}: ${oneLine(change.message)}\n`,
+    );
+  }
   io.stdout(`${JSON.stringify(summary)}\n`);
+  if (checked?.stopped === true) {
+    io.stderr(
+      `quire: sync: ${summary.breaking.length} breaking change(s): nothing else was written, nothing published (--fail-on-breaking)\n`,
+    );
+    return 1;
+  }
   const failures = summary.failures.length;
   if (failures === 0) return 0;
   io.stderr(`quire: sync: ${failures} of ${plan.steps.length} planned writes failed (see "failures")\n`);
