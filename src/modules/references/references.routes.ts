@@ -10,6 +10,7 @@ import {
   DefinitionQuery,
   DefinitionResponse,
   ReferenceSchema,
+  storedDefinition,
 } from './references.schemas.ts';
 
 const CONTENT_TYPES = { json: 'application/json; charset=utf-8', yaml: 'application/yaml; charset=utf-8' };
@@ -55,7 +56,7 @@ export const referencesRoutes: FastifyPluginAsyncTypebox<{ references: Reference
         operationId: 'readReferenceChanges',
         summary: 'The API change report between the published and the draft definition',
         description:
-          'What changed from one stored definition of the reference to the other (by default from the published one to the draft), split into breaking and non-breaking changes. 404 when the reference has no such definition (an unpublished reference has no published one).',
+          'What changed from one stored definition of the reference to the other (by default from the published one to the draft), split into breaking and non-breaking changes. `from` and `to` also take a revision number of its history (the newest 20 are kept). 404 when the reference has no such definition (an unpublished reference has no published one) or no such revision kept.',
         tags: ['references'],
         params: IdParam('id', 'Reference ID'),
         querystring: ChangesQuery,
@@ -64,8 +65,8 @@ export const referencesRoutes: FastifyPluginAsyncTypebox<{ references: Reference
     },
     (request) =>
       references.changeReport(contextOf(request), request.params.id, {
-        from: request.query.from ?? 'published',
-        to: request.query.to ?? 'draft',
+        from: storedDefinition(request.query.from ?? 'published'),
+        to: storedDefinition(request.query.to ?? 'draft'),
       }),
   );
 

@@ -25,6 +25,10 @@ import type { ChangeReport } from '../../openapi/definition-diff.types.ts';
 import { ReferenceChanges, sameDefinition, type StoredDefinition } from './references.changes.ts';
 import { presentReference, type Reference } from './references.presenter.ts';
 import {
+  referenceRevisionsRepository as revisions,
+  type RevisionAuthor,
+} from './reference-revisions.repository.ts';
+import {
   referencesRepository as repo,
   type DefinitionSource,
   type DefinitionText,
@@ -57,6 +61,12 @@ const VIEW_BYTES_KEPT = 32 * 1024 * 1024;
  * definition meanwhile; the next one is made inside the transaction.
  */
 const REPORTS_AHEAD = 2;
+
+/** Who stores a revision, as page history records it. */
+export const authorOf = (actor: UseCaseContext['actor']): RevisionAuthor =>
+  actor.kind === 'key'
+    ? { apiKeyId: actor.keyId, userId: actor.user?.id ?? null }
+    : { apiKeyId: null, userId: null };
 
 /** The definition an upload's report was made against is no longer the one it would replace. */
 class ReplacedMeanwhile extends Error {}
@@ -196,6 +206,7 @@ export class ReferencesService {
           ...written,
         });
       }
+      await revisions.record(trx, row.id, publish ? 'published' : 'draft', authorOf(tx.actor), now);
       const reference = presentReference(row);
       await this.changes.record(tx, {
         type: 'reference.uploaded',
@@ -213,8 +224,10 @@ export class ReferencesService {
   async publish(ctx: UseCaseContext, id: number): Promise<Reference> {
     return inTransaction(this.db, ctx, async (tx) => {
       await this.resolve(tx.transaction, ctx.scope, id);
-      const row = await repo.publishDraft(tx.transaction, id, toStoredDate(this.clock.now()));
+      const now = toStoredDate(this.clock.now());
+      const row = await repo.publishDraft(tx.transaction, id, now);
       if (!row) throw new BadRequestError(`Reference ${id} has no draft to publish.`);
+      await revisions.record(tx.transaction, id, 'published', authorOf(tx.actor), now);
       const reference = presentReference(row);
       await this.changes.record(tx, {
         type: 'reference.published',
