@@ -43,6 +43,7 @@ const PERMISSIONS: Record<string, string | undefined> = {
   updateVersion: 'version.publish',
   readReferenceDefinition: 'reference.read',
   readReferenceChanges: 'reference.read',
+  listReferenceRevisions: 'reference.read',
   publishReference: 'reference.publish',
   // reference.publish, or reference.edit with publish=false: the service decides, not the route.
   uploadReference: undefined,

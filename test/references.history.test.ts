@@ -46,6 +46,17 @@ describe('reference revisions', () => {
       { revision: 3, published: 1, format: 'json' },
     ]);
 
+    const history = await client(t.app, w.key).get(`/reference/${id}/history`);
+    expect(history.statusCode, history.body).toBe(200);
+    const listed = history.json<{ data: Array<{ revision: number; published: boolean; created: string }> }>();
+    expect(listed.data.map((r) => [r.revision, r.published])).toEqual([
+      [3, true],
+      [2, false],
+      [1, true],
+    ]);
+    expect(listed.data[0]!.created).toMatch(/^\d{4}-\d\d-\d\dT/);
+    expect(history.body).not.toContain('/owners');
+
     const between = await changes(w.key, id, '?from=1&to=2');
     expect(between.statusCode, between.body).toBe(200);
     expect(between.json()).toEqual(draft.json<{ changes: unknown }>().changes);
@@ -70,6 +81,10 @@ describe('reference revisions', () => {
       id = res.json<{ id: number }>().id;
     }
     expect((await revisions(id)).map((r) => r.revision)).toEqual(Array.from({ length: 20 }, (_, i) => i + 3));
+    const history = await client(t.app, w.key).get(`/reference/${id}/history`);
+    expect(history.json<{ data: Array<{ revision: number }> }>().data.map((r) => r.revision)).toEqual(
+      Array.from({ length: 20 }, (_, i) => 22 - i),
+    );
     const gone = await changes(w.key, id, '?from=2&to=22');
     expect(gone.statusCode, gone.body).toBe(404);
     expect(expectErrorShape(gone).message).toBe(
@@ -120,5 +135,18 @@ describe('reference revisions', () => {
     expect((await changes(w.key, copy.id, '?from=1&to=2')).json()).toEqual(
       (await changes(w.key, id, '?from=published&to=draft')).json(),
     );
+  });
+
+  it('lists under reference.read only the references of the project of the key', async () => {
+    const w = await createWorld(t.deps);
+    const other = await createWorld(t.deps);
+    const id = (await upload(t.app, w.key, w.version.id, api({}), { as: 'application/json' })).json<{
+      id: number;
+    }>().id;
+    const foreign = await client(t.app, other.key).get(`/reference/${id}/history`);
+    expect(foreign.statusCode, foreign.body).toBe(404);
+    expectErrorShape(foreign);
+    expect((await client(t.app, w.key).get('/reference/999999/history')).statusCode).toBe(404);
+    expect((await client(t.app, w.key).get('/reference/abc/history')).statusCode).toBe(400);
   });
 });

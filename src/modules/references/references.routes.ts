@@ -9,6 +9,7 @@ import {
   ChangesQuery,
   DefinitionQuery,
   DefinitionResponse,
+  ReferenceRevisionListSchema,
   ReferenceSchema,
   storedDefinition,
 } from './references.schemas.ts';
@@ -68,6 +69,23 @@ export const referencesRoutes: FastifyPluginAsyncTypebox<{ references: Reference
         from: storedDefinition(request.query.from ?? 'published'),
         to: storedDefinition(request.query.to ?? 'draft'),
       }),
+  );
+
+  app.get(
+    '/reference/:id/history',
+    {
+      config: { operation: 'listReferenceRevisions', permission: 'reference.read' },
+      schema: {
+        operationId: 'listReferenceRevisions',
+        summary: 'The revisions of a reference kept, newest first',
+        description:
+          'Every definition stored (an upload, as draft or published, and a publish of the draft) is a revision, numbered from 1; the newest 20 are kept. No definitions: compare two with GET /reference/{id}/changes?from=&to=.',
+        tags: ['references'],
+        params: IdParam('id', 'Reference ID'),
+        response: { 200: ReferenceRevisionListSchema, ...errorResponses(404) },
+      },
+    },
+    (request) => references.history(contextOf(request), request.params.id),
   );
 
   app.put(

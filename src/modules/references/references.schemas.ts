@@ -173,3 +173,19 @@ export const UploadBody = documentedAs(
     },
   },
 );
+
+export const ReferenceRevisionListSchema = Type.Object(
+  {
+    data: Type.Array(
+      Type.Object({
+        revision: Type.Integer({
+          description: 'Its number, from 1; usable as from or to of the change report',
+        }),
+        published: Type.Boolean({ description: 'Whether it was stored as the published definition' }),
+        created: Type.String(),
+      }),
+      { description: 'The revisions kept (the newest 20), newest first' },
+    ),
+  },
+  { title: 'ReferenceRevisionList' },
+);

@@ -11,7 +11,7 @@ import { nextOrdr, pickSlug } from '../../db/siblings.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { AppError, BadRequestError, NotFoundError, ServiceUnavailableError } from '../../errors.ts';
 import type { ChangeRecorder } from '../changes/change-events.ts';
-import { toStoredDate } from '../../shared/dates.ts';
+import { formatApiDate, toStoredDate } from '../../shared/dates.ts';
 import { entityTag, notModified } from '../../shared/entity-tags.ts';
 import { TaskFailedError, type WorkerPool } from '../../workers/pool.ts';
 import { unavailableIfTaskFails } from '../../workers/task-unavailable.ts';
@@ -38,6 +38,10 @@ import {
 /** A definition as read, with its entity tag; or only the tag when the client holds it already. */
 export type TaggedDefinition =
   (DefinitionText & { etag: string; notModified?: false }) | { notModified: true; etag: string };
+
+export interface ReferenceRevisionList {
+  data: Array<{ revision: number; published: boolean; created: string }>;
+}
 
 /** An upload's answer: with the change report when it replaced a definition (extensions.md §8). */
 export type UploadedReference = Reference & { changes?: ChangeReport };
@@ -119,6 +123,20 @@ export class ReferencesService {
   ): Promise<ChangeReport> {
     const row = await this.resolve(ctx.transaction ?? this.reader, ctx.scope, id);
     return this.reports.between(ctx.transaction, row, between.from, between.to);
+  }
+
+  /** `GET /reference/{id}/history`: the revisions kept, newest first, without their definitions. */
+  async history(ctx: UseCaseContext, id: number): Promise<ReferenceRevisionList> {
+    const db = ctx.transaction ?? this.reader;
+    await this.resolve(db, ctx.scope, id);
+    const rows = await revisions.list(db, id);
+    return {
+      data: rows.map((r) => ({
+        revision: r.revision,
+        published: r.published === 1,
+        created: formatApiDate(r.created),
+      })),
+    };
   }
 
   /**
