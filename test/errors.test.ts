@@ -150,6 +150,7 @@ describe('health and description', () => {
         'GET /reader-access listReaderAccess',
         'GET /reference/{id}/definition readReferenceDefinition',
         'GET /reference/{id}/changes readReferenceChanges',
+        'GET /reference/{id}/history listReferenceRevisions',
         'GET /search searchContent',
         'GET /users listUsers',
         'GET /version listVersions',

@@ -47,6 +47,7 @@ const PERMISSIONS: Record<string, string | undefined> = {
   updateVersion: 'version.publish',
   readReferenceDefinition: 'reference.read',
   readReferenceChanges: 'reference.read',
+  listReferenceRevisions: 'reference.read',
   publishReference: 'reference.publish',
   // reference.publish, or reference.edit with publish=false (x-permission-alternatives): the
   // service checks it, not the pipeline.

@@ -33,6 +33,7 @@ import { webhookStamps } from './migrations/0018-webhook-stamps.ts';
 import { stagedImports } from './migrations/0019-staged-imports.ts';
 import { feedback } from './migrations/0020-feedback.ts';
 import { readerLogin } from './migrations/0021-reader-login.ts';
+import { referenceHistory } from './migrations/0023-reference-history.ts';
 
 /** Append-only: never edit a migration that has shipped; add the next one here. */
 const MIGRATIONS: readonly Migration[] = [
@@ -57,6 +58,7 @@ const MIGRATIONS: readonly Migration[] = [
   stagedImports,
   feedback,
   readerLogin,
+  referenceHistory,
 ];
 
 /**

@@ -158,6 +158,19 @@ export interface ApiReferencesTable {
   updated: string;
 }
 
+/** One stored definition of a reference, numbered from 1 per reference (0023). */
+export interface ReferenceRevisionsTable {
+  id: Generated<number>;
+  reference_id: number;
+  revision: number;
+  published: Bool;
+  definition: string;
+  format: 'json' | 'yaml';
+  api_key_id: number | null;
+  user_id: number | null;
+  created: string;
+}
+
 export interface ReaderAccessTable {
   id: Generated<number>;
   project_id: number;
@@ -300,6 +313,7 @@ export interface Database {
   pages: PagesTable;
   page_history: PageHistoryTable;
   api_references: ApiReferencesTable;
+  reference_revisions: ReferenceRevisionsTable;
   reader_access: ReaderAccessTable;
   audit_log: AuditLogTable;
   changelogs: ChangelogsTable;

@@ -27,6 +27,7 @@ export const OPERATIONS = {
   publishReference: { limit: 3600, windowMs: HOUR },
   uploadReference: { limit: 300, windowMs: HOUR },
   readReferenceChanges: { limit: 600, windowMs: HOUR },
+  listReferenceRevisions: { limit: 3600, windowMs: HOUR },
   listUsers: { limit: 3600, windowMs: HOUR },
   exportProject: { limit: 10, windowMs: HOUR },
   importProject: { limit: 10, windowMs: HOUR },

@@ -1,3 +1,4 @@
+import { diffBounds } from './definition-diff-bounds.ts';
 import type { ChangeCollector } from './definition-diff.types.ts';
 import { follow, isObject, type Json } from './reference-json.ts';
 
@@ -15,6 +16,25 @@ export type Direction = 'request' | 'response';
 const MAX_PAIRS = 2_000_000;
 /** Nesting followed below one schema. */
 const MAX_DEPTH = 64;
+/** What an `allOf` part lends the merged schema when no earlier part or the schema itself has it. */
+const MERGED_KEYWORDS = [
+  'type',
+  'enum',
+  'items',
+  'nullable',
+  'minLength',
+  'maxLength',
+  'minItems',
+  'maxItems',
+  'minProperties',
+  'maxProperties',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'pattern',
+] as const;
 const ALL_TYPES = ['array', 'boolean', 'integer', 'null', 'number', 'object', 'string'];
 
 export class SchemaDiff {
@@ -57,6 +77,7 @@ export class SchemaDiff {
     const [a, b] = [before.schema, after.schema];
     this.types(a, b, where, direction);
     this.enums(a, b, where, direction);
+    diffBounds(a, b, where, direction, this.out);
     this.properties(a, b, where, direction, seen, depth);
     if (isObject(a.items) && isObject(b.items)) {
       this.walk(a.items, b.items, `${where}[]`, direction, seen, depth + 1);
@@ -201,7 +222,7 @@ export class SchemaDiff {
         if (!(name in properties)) properties[name] = schema;
       }
       for (const name of requiredOf(sub)) required.add(name);
-      for (const keyword of ['type', 'enum', 'items', 'nullable'] as const) {
+      for (const keyword of MERGED_KEYWORDS) {
         if (merged[keyword] === undefined && sub[keyword] !== undefined) merged[keyword] = sub[keyword];
       }
     }

@@ -196,11 +196,27 @@ function diffResponses({ roots, out, schemas }: Context, name: string, rawOld: u
       continue;
     }
     const [a, b] = [follow(roots[0], before[status]).node, follow(roots[1], after[status]).node];
-    if (isObject(a) && isObject(b)) diffContent(schemas, out, where, [a.content, b.content], 'response');
+    if (!isObject(a) || !isObject(b)) continue;
+    diffHeaders(out, where, [a.headers, b.headers]);
+    diffContent(schemas, out, where, [a.content, b.content], 'response');
   }
   for (const status of Object.keys(after)) {
     if (!(status in before))
       out.add('response.added', `${name} response ${status}`, `new response ${status}`);
+  }
+}
+
+/** A response's headers by name, in any case: one removed may be one a client reads. */
+function diffHeaders(out: ChangeCollector, where: string, [rawOld, rawNew]: [unknown, unknown]): void {
+  const byName = (raw: unknown) =>
+    new Map(Object.keys(isObject(raw) ? raw : {}).map((name) => [name.toLowerCase(), name]));
+  const [before, after] = [byName(rawOld), byName(rawNew)];
+  for (const [key, name] of before) {
+    if (!after.has(key))
+      out.add('response-header.removed', `${where} header.${name}`, `header ${name} was removed`);
+  }
+  for (const [key, name] of after) {
+    if (!before.has(key)) out.add('response-header.added', `${where} header.${name}`, `new header ${name}`);
   }
 }
 

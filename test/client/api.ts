@@ -148,6 +148,22 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/reference/{id}/history': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get: operations['listReferenceRevisions'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/reference/{id}/publish': {
     parameters: {
       query?: never;
@@ -625,6 +641,10 @@ export interface components {
         | 'enum.value-added'
         | 'type.narrowed'
         | 'type.widened'
+        | 'bound.narrowed'
+        | 'bound.widened'
+        | 'pattern.changed'
+        | 'pattern.removed'
         | 'response.removed'
         | 'response.added'
         | 'response-media-type.removed'
@@ -637,6 +657,12 @@ export interface components {
         | 'response-type.narrowed'
         | 'response-enum.value-added'
         | 'response-enum.value-removed'
+        | 'response-bound.widened'
+        | 'response-bound.narrowed'
+        | 'response-pattern.changed'
+        | 'response-pattern.added'
+        | 'response-header.removed'
+        | 'response-header.added'
         | 'security.added'
         | 'security.requirement-removed'
         | 'security.removed'
@@ -648,6 +674,14 @@ export interface components {
     ChangeReport: {
       breaking: components['schemas']['DefinitionChange'][];
       nonBreaking: components['schemas']['DefinitionChange'][];
+    };
+    /** ReferenceRevisionList */
+    ReferenceRevisionList: {
+      data: {
+        revision: number;
+        published: boolean;
+        created: string;
+      }[];
     };
     /** Reference */
     Reference: {
@@ -2689,8 +2723,8 @@ export interface operations {
   readReferenceChanges: {
     parameters: {
       query?: {
-        from?: 'published' | 'draft';
-        to?: 'published' | 'draft';
+        from?: string;
+        to?: string;
       };
       header?: never;
       path: {
@@ -2712,6 +2746,103 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['ChangeReport'];
+        };
+      };
+      400: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      403: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      404: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      414: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      429: {
+        headers: {
+          'X-Request-Id'?: string;
+          'X-RateLimit-Limit'?: number;
+          'X-RateLimit-Remaining'?: number;
+          'X-RateLimit-Reset'?: number;
+          'RateLimit-Policy'?: string;
+          RateLimit?: string;
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      431: {
+        headers: {
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      503: {
+        headers: {
+          'X-Request-Id'?: string;
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listReferenceRevisions: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          'X-Request-Id'?: string;
+          'X-RateLimit-Limit'?: number;
+          'X-RateLimit-Remaining'?: number;
+          'X-RateLimit-Reset'?: number;
+          'RateLimit-Policy'?: string;
+          RateLimit?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ReferenceRevisionList'];
         };
       };
       400: {

@@ -18,6 +18,7 @@ export const doc = (paths: Json, extra: Json = {}): Json => ({
   paths,
   ...extra,
 });
+const v31 = (document: Json): Json => ({ ...document, openapi: '3.1.0' });
 const OK = { '200': { description: 'OK' } };
 const op = (operation: Json = {}): Json => ({ responses: OK, ...operation });
 const pets = (operation: Json = {}): Json => doc({ '/pets': { get: op(operation) } });
@@ -240,6 +241,90 @@ export const CHANGE_PAIRS: ChangePair[] = [
     ...B('type.narrowed', `${REQ}.age`),
   },
   {
+    rule: 'a request maxLength lowered',
+    before: post(body(object({ name: { type: 'string', maxLength: 20 } }))),
+    after: post(body(object({ name: { type: 'string', maxLength: 10 } }))),
+    ...B('bound.narrowed', `${REQ}.name`),
+  },
+  {
+    rule: 'a request maxLength raised',
+    before: post(body(object({ name: { type: 'string', maxLength: 10 } }))),
+    after: post(body(object({ name: { type: 'string', maxLength: 20 } }))),
+    ...N('bound.widened', `${REQ}.name`),
+  },
+  {
+    rule: 'a request minLength raised',
+    before: post(body(object({ name: STRING }))),
+    after: post(body(object({ name: { type: 'string', minLength: 2 } }))),
+    ...B('bound.narrowed', `${REQ}.name`),
+  },
+  {
+    rule: 'a request maxItems added',
+    before: post(body({ type: 'array', items: STRING })),
+    after: post(body({ type: 'array', items: STRING, maxItems: 5 })),
+    ...B('bound.narrowed', REQ),
+  },
+  {
+    rule: 'a request minItems lowered',
+    before: post(body({ type: 'array', items: STRING, minItems: 2 })),
+    after: post(body({ type: 'array', items: STRING, minItems: 1 })),
+    ...N('bound.widened', REQ),
+  },
+  {
+    rule: 'a query maximum lowered',
+    before: pets({ parameters: [query('limit', { schema: { type: 'integer', maximum: 100 } })] }),
+    after: pets({ parameters: [query('limit', { schema: { type: 'integer', maximum: 50 } })] }),
+    ...B('bound.narrowed', 'GET /pets query.limit'),
+  },
+  {
+    rule: 'a query minimum lowered',
+    before: pets({ parameters: [query('limit', { schema: { type: 'integer', minimum: 1 } })] }),
+    after: pets({ parameters: [query('limit', { schema: { type: 'integer', minimum: 0 } })] }),
+    ...N('bound.widened', 'GET /pets query.limit'),
+  },
+  {
+    rule: 'a request maximum made exclusive (3.0 form)',
+    before: post(body(object({ age: { type: 'number', maximum: 10 } }))),
+    after: post(body(object({ age: { type: 'number', maximum: 10, exclusiveMaximum: true } }))),
+    ...B('bound.narrowed', `${REQ}.age`),
+  },
+  {
+    rule: 'a request exclusiveMinimum raised (3.1 form)',
+    before: v31(post(body(object({ age: { type: 'number', exclusiveMinimum: 0 } })))),
+    after: v31(post(body(object({ age: { type: 'number', exclusiveMinimum: 1 } })))),
+    ...B('bound.narrowed', `${REQ}.age`),
+  },
+  {
+    rule: 'a request multipleOf added',
+    before: post(body(object({ age: { type: 'integer' } }))),
+    after: post(body(object({ age: { type: 'integer', multipleOf: 5 } }))),
+    ...B('bound.narrowed', `${REQ}.age`),
+  },
+  {
+    rule: 'a request multipleOf that divides the old one',
+    before: post(body(object({ age: { type: 'integer', multipleOf: 6 } }))),
+    after: post(body(object({ age: { type: 'integer', multipleOf: 3 } }))),
+    ...N('bound.widened', `${REQ}.age`),
+  },
+  {
+    rule: 'a request pattern added',
+    before: post(body(object({ code: STRING }))),
+    after: post(body(object({ code: { type: 'string', pattern: '^[a-z]+$' } }))),
+    ...B('pattern.changed', `${REQ}.code`),
+  },
+  {
+    rule: 'a request pattern changed',
+    before: post(body(object({ code: { type: 'string', pattern: '^[a-z]+$' } }))),
+    after: post(body(object({ code: { type: 'string', pattern: '^[a-z]{2}$' } }))),
+    ...B('pattern.changed', `${REQ}.code`),
+  },
+  {
+    rule: 'a request pattern removed',
+    before: post(body(object({ code: { type: 'string', pattern: '^[a-z]+$' } }))),
+    after: post(body(object({ code: STRING }))),
+    ...N('pattern.removed', `${REQ}.code`),
+  },
+  {
     rule: 'a response code removed',
     before: pets({ responses: { ...OK, '404': { description: 'None' } } }),
     after: pets(),
@@ -317,6 +402,52 @@ export const CHANGE_PAIRS: ChangePair[] = [
     before: pets(returns(colour('red', 'green'))),
     after: pets(returns(colour('red'))),
     ...N('response-enum.value-removed', `${RES}.colour`),
+  },
+  {
+    rule: 'a response maxLength raised',
+    before: pets(returns(object({ id: { type: 'string', maxLength: 10 } }))),
+    after: pets(returns(object({ id: { type: 'string', maxLength: 20 } }))),
+    ...B('response-bound.widened', `${RES}.id`),
+  },
+  {
+    rule: 'a response maxLength removed',
+    before: pets(returns(object({ id: { type: 'string', maxLength: 10 } }))),
+    after: pets(returns(object({ id: STRING }))),
+    ...B('response-bound.widened', `${RES}.id`),
+  },
+  {
+    rule: 'a response maximum lowered',
+    before: pets(returns(object({ age: { type: 'integer', maximum: 100 } }))),
+    after: pets(returns(object({ age: { type: 'integer', maximum: 50 } }))),
+    ...N('response-bound.narrowed', `${RES}.age`),
+  },
+  {
+    rule: 'a response pattern changed',
+    before: pets(returns(object({ code: { type: 'string', pattern: '^[a-z]+$' } }))),
+    after: pets(returns(object({ code: { type: 'string', pattern: '^[a-z0-9]+$' } }))),
+    ...B('response-pattern.changed', `${RES}.code`),
+  },
+  {
+    rule: 'a response pattern added',
+    before: pets(returns(object({ code: STRING }))),
+    after: pets(returns(object({ code: { type: 'string', pattern: '^[a-z]+$' } }))),
+    ...N('response-pattern.added', `${RES}.code`),
+  },
+  {
+    rule: 'a response header removed',
+    before: pets({
+      responses: { '200': { description: 'OK', headers: { 'X-Rate-Limit': { schema: STRING } } } },
+    }),
+    after: pets(),
+    ...B('response-header.removed', 'GET /pets response 200 header.X-Rate-Limit'),
+  },
+  {
+    rule: 'a response header added',
+    before: pets(),
+    after: pets({
+      responses: { '200': { description: 'OK', headers: { 'X-Rate-Limit': { schema: STRING } } } },
+    }),
+    ...N('response-header.added', 'GET /pets response 200 header.X-Rate-Limit'),
   },
   {
     rule: 'security added where there was none',

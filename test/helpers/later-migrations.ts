@@ -6,9 +6,15 @@ import type { Database } from '../../src/db/schema.ts';
  * them again (as a database of an older build would) finds them undone. 0020's is made so that it
  * can run again over itself.
  */
-export const LATER_MIGRATIONS = ['0019-staged-imports', '0020-feedback', '0021-reader-login'] as const;
+export const LATER_MIGRATIONS = [
+  '0019-staged-imports',
+  '0020-feedback',
+  '0021-reader-login',
+  '0023-reference-history',
+] as const;
 
 export async function undoLaterMigrations(db: Kysely<Database>): Promise<void> {
+  await undoReferenceHistory(db);
   await undoReaderLogin(db);
   await db.schema.dropIndex('versions_import_stage_idx').execute();
   await db.schema.alterTable('versions').dropColumn('import_stage').execute();
@@ -20,4 +26,9 @@ export async function undoReaderLogin(db: Kysely<Database>): Promise<void> {
     await db.schema.dropTable(table).execute();
   }
   await db.schema.alterTable('projects').dropColumn('reader_jwt_key').execute();
+}
+
+/** What 0023 made: the revisions of references. */
+export async function undoReferenceHistory(db: Kysely<Database>): Promise<void> {
+  await db.schema.dropTable('reference_revisions').execute();
 }

@@ -7,14 +7,18 @@ import type { ChangeReport } from '../../openapi/definition-diff.types.ts';
 import type { WorkerPool } from '../../workers/pool.ts';
 import { DefinitionDiffer, sameText } from './definition.differ.ts';
 import {
+  REVISIONS_KEPT,
+  referenceRevisionsRepository as revisions,
+} from './reference-revisions.repository.ts';
+import {
   referencesRepository as repo,
   type DefinitionSource,
   type DefinitionText,
   type ReferenceRow,
 } from './references.repository.ts';
 
-/** The stored definitions a change report can compare (no earlier ones are kept). */
-export type StoredDefinition = 'published' | 'draft';
+/** The definitions a change report can compare: the two current ones, or a revision kept. */
+export type StoredDefinition = 'published' | 'draft' | number;
 
 /**
  * The API change report of references (extensions.md §8, decision 0033): between the two stored
@@ -65,6 +69,15 @@ export class ReferenceChanges {
   }
 
   private async stored(db: Executor | undefined, row: ReferenceRow, which: StoredDefinition) {
+    if (typeof which === 'number') {
+      const kept = await revisions.source(db ?? this.reader, row.id, which, this.sqlite);
+      if (!kept) {
+        throw new NotFoundError(
+          `Reference ${row.id} has no revision ${which} (the newest ${REVISIONS_KEPT} are kept).`,
+        );
+      }
+      return kept;
+    }
     const draft = which === 'draft';
     // As the definition read answers: an unpublished reference has no published definition to show.
     const text =

@@ -10,7 +10,9 @@ import {
   ChangesQuery,
   DefinitionQuery,
   DefinitionResponse,
+  ReferenceRevisionListSchema,
   ReferenceSchema,
+  storedDefinition,
 } from './references.schemas.ts';
 
 const CONTENT_TYPES = { json: 'application/json; charset=utf-8', yaml: 'application/yaml; charset=utf-8' };
@@ -57,7 +59,7 @@ export const referencesRoutes: FastifyPluginAsyncTypebox<{ references: Reference
         operationId: 'readReferenceChanges',
         summary: 'The API change report between the published and the draft definition',
         description:
-          'What changed from one stored definition of the reference to the other (by default from the published one to the draft), split into breaking and non-breaking changes. 404 when the reference has no such definition (an unpublished reference has no published one).',
+          'What changed from one stored definition of the reference to the other (by default from the published one to the draft), split into breaking and non-breaking changes. `from` and `to` also take a revision number of its history (the newest 20 are kept). 404 when the reference has no such definition (an unpublished reference has no published one) or no such revision kept.',
         tags: ['references'],
         params: IdParam('id', 'Reference ID'),
         querystring: ChangesQuery,
@@ -66,9 +68,26 @@ export const referencesRoutes: FastifyPluginAsyncTypebox<{ references: Reference
     },
     (request) =>
       references.changeReport(contextOf(request), request.params.id, {
-        from: request.query.from ?? 'published',
-        to: request.query.to ?? 'draft',
+        from: storedDefinition(request.query.from ?? 'published'),
+        to: storedDefinition(request.query.to ?? 'draft'),
       }),
+  );
+
+  app.get(
+    '/reference/:id/history',
+    {
+      config: { operation: 'listReferenceRevisions', permission: 'reference.read' },
+      schema: {
+        operationId: 'listReferenceRevisions',
+        summary: 'The revisions of a reference kept, newest first',
+        description:
+          'Every definition stored (an upload, as draft or published, and a publish of the draft) is a revision, numbered from 1; the newest 20 are kept. No definitions: compare two with GET /reference/{id}/changes?from=&to=.',
+        tags: ['references'],
+        params: IdParam('id', 'Reference ID'),
+        response: { 200: ReferenceRevisionListSchema, ...errorResponses(404) },
+      },
+    },
+    (request) => references.history(contextOf(request), request.params.id),
   );
 
   app.put(

@@ -62,20 +62,31 @@ export const UploadedReferenceSchema = Type.Object(
   { title: 'UploadedReference' },
 );
 
+/** `published`, `draft`, or the number of a revision kept (decision 0033). */
 const StoredDefinitionParam = (fallback: 'published' | 'draft', description: string) =>
   Type.Optional(
-    Type.Unsafe<'published' | 'draft'>({
+    Type.Unsafe<string>({
       type: 'string',
-      enum: ['published', 'draft'],
+      pattern: '^(published|draft|[1-9][0-9]{0,8})$',
       default: fallback,
       description,
     }),
   );
 
 export const ChangesQuery = Type.Object({
-  from: StoredDefinitionParam('published', 'The definition compared from: `published` (default) or `draft`'),
-  to: StoredDefinitionParam('draft', 'The definition compared to: `draft` (default) or `published`'),
+  from: StoredDefinitionParam(
+    'published',
+    'The definition compared from: `published` (default), `draft`, or a revision number (GET /reference/{id}/history)',
+  ),
+  to: StoredDefinitionParam(
+    'draft',
+    'The definition compared to: `draft` (default), `published`, or a revision number',
+  ),
 });
+
+/** A ChangesQuery value as the service takes it. */
+export const storedDefinition = (value: string): 'published' | 'draft' | number =>
+  value === 'published' || value === 'draft' ? value : Number(value);
 
 export const UploadParams = Type.Object({
   versionId: Type.Union([Type.Integer({ minimum: 1, maximum: 2147483647 }), Type.Literal('latest')], {
@@ -161,4 +172,20 @@ export const UploadBody = documentedAs(
       'text/yaml': { schema: Type.String({ description: 'The definition, as YAML' }) },
     },
   },
+);
+
+export const ReferenceRevisionListSchema = Type.Object(
+  {
+    data: Type.Array(
+      Type.Object({
+        revision: Type.Integer({
+          description: 'Its number, from 1; usable as from or to of the change report',
+        }),
+        published: Type.Boolean({ description: 'Whether it was stored as the published definition' }),
+        created: Type.String(),
+      }),
+      { description: 'The revisions kept (the newest 20), newest first' },
+    ),
+  },
+  { title: 'ReferenceRevisionList' },
 );

@@ -11,7 +11,7 @@ import { nextOrdr, pickSlug } from '../../db/siblings.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { AppError, BadRequestError, NotFoundError, ServiceUnavailableError } from '../../errors.ts';
 import type { ChangeRecorder } from '../changes/change-events.ts';
-import { toStoredDate } from '../../shared/dates.ts';
+import { formatApiDate, toStoredDate } from '../../shared/dates.ts';
 import { entityTag, notModified } from '../../shared/entity-tags.ts';
 import { TaskFailedError, type WorkerPool } from '../../workers/pool.ts';
 import { unavailableIfTaskFails } from '../../workers/task-unavailable.ts';
@@ -25,6 +25,10 @@ import type { ChangeReport } from '../../openapi/definition-diff.types.ts';
 import { ReferenceChanges, sameDefinition, type StoredDefinition } from './references.changes.ts';
 import { presentReference, type Reference } from './references.presenter.ts';
 import {
+  referenceRevisionsRepository as revisions,
+  type RevisionAuthor,
+} from './reference-revisions.repository.ts';
+import {
   referencesRepository as repo,
   type DefinitionSource,
   type DefinitionText,
@@ -34,6 +38,10 @@ import {
 /** A definition as read, with its entity tag; or only the tag when the client holds it already. */
 export type TaggedDefinition =
   (DefinitionText & { etag: string; notModified?: false }) | { notModified: true; etag: string };
+
+export interface ReferenceRevisionList {
+  data: Array<{ revision: number; published: boolean; created: string }>;
+}
 
 /** An upload's answer: with the change report when it replaced a definition (extensions.md §8). */
 export type UploadedReference = Reference & { changes?: ChangeReport };
@@ -57,6 +65,12 @@ const VIEW_BYTES_KEPT = 32 * 1024 * 1024;
  * definition meanwhile; the next one is made inside the transaction.
  */
 const REPORTS_AHEAD = 2;
+
+/** Who stores a revision, as page history records it. */
+export const authorOf = (actor: UseCaseContext['actor']): RevisionAuthor =>
+  actor.kind === 'key'
+    ? { apiKeyId: actor.keyId, userId: actor.user?.id ?? null }
+    : { apiKeyId: null, userId: null };
 
 /** The definition an upload's report was made against is no longer the one it would replace. */
 class ReplacedMeanwhile extends Error {}
@@ -109,6 +123,20 @@ export class ReferencesService {
   ): Promise<ChangeReport> {
     const row = await this.resolve(ctx.transaction ?? this.reader, ctx.scope, id);
     return this.reports.between(ctx.transaction, row, between.from, between.to);
+  }
+
+  /** `GET /reference/{id}/history`: the revisions kept, newest first, without their definitions. */
+  async history(ctx: UseCaseContext, id: number): Promise<ReferenceRevisionList> {
+    const db = ctx.transaction ?? this.reader;
+    await this.resolve(db, ctx.scope, id);
+    const rows = await revisions.list(db, id);
+    return {
+      data: rows.map((r) => ({
+        revision: r.revision,
+        published: r.published === 1,
+        created: formatApiDate(r.created),
+      })),
+    };
   }
 
   /**
@@ -196,6 +224,7 @@ export class ReferencesService {
           ...written,
         });
       }
+      await revisions.record(trx, row.id, publish ? 'published' : 'draft', authorOf(tx.actor), now);
       const reference = presentReference(row);
       await this.changes.record(tx, {
         type: 'reference.uploaded',
@@ -213,8 +242,10 @@ export class ReferencesService {
   async publish(ctx: UseCaseContext, id: number): Promise<Reference> {
     return inTransaction(this.db, ctx, async (tx) => {
       await this.resolve(tx.transaction, ctx.scope, id);
-      const row = await repo.publishDraft(tx.transaction, id, toStoredDate(this.clock.now()));
+      const now = toStoredDate(this.clock.now());
+      const row = await repo.publishDraft(tx.transaction, id, now);
       if (!row) throw new BadRequestError(`Reference ${id} has no draft to publish.`);
+      await revisions.record(tx.transaction, id, 'published', authorOf(tx.actor), now);
       const reference = presentReference(row);
       await this.changes.record(tx, {
         type: 'reference.published',

@@ -107,6 +107,25 @@ export const cloneRepository = {
     );
   },
 
+  /**
+   * Revision 1 of every copied reference (decision 0033): its published definition, then its draft
+   * as the next one. The source's history is not copied.
+   */
+  async referenceRevisions(db: Executor, ids: CloneIds, author: Omit<CloneAuthor, 'message'>): Promise<void> {
+    await sql`
+      insert into reference_revisions (reference_id, revision, published, definition, format,
+        api_key_id, user_id, created)
+      select id, 1, 1, definition_published, format_published, cast(${author.apiKeyId} as integer),
+        cast(${author.userId} as integer), ${ids.at}
+      from api_references where version_id = ${ids.to} and definition_published is not null`.execute(db);
+    await sql`
+      insert into reference_revisions (reference_id, revision, published, definition, format,
+        api_key_id, user_id, created)
+      select id, case when definition_published is null then 1 else 2 end, 0, definition_draft,
+        format_draft, cast(${author.apiKeyId} as integer), cast(${author.userId} as integer), ${ids.at}
+      from api_references where version_id = ${ids.to} and definition_draft is not null`.execute(db);
+  },
+
   /** Every version of the project one place later, making room for the clone at `ordr` 0. */
   async shiftVersions(db: Executor, projectId: number): Promise<void> {
     await sql`update versions set ordr = ordr + 1 where project_id = ${projectId}`.execute(db);

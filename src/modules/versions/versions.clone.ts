@@ -66,12 +66,16 @@ export class VersionCloner {
       const documentation = await clone.sections(trx, ids);
       const categories = await clone.categories(trx, ids);
       const pages = await clone.pages(trx, ids, { from: source.slug, to: slug });
-      await clone.history(trx, ids, {
+      const author = {
         apiKeyId: tx.actor.kind === 'key' ? tx.actor.keyId : null,
         userId: tx.actor.kind === 'key' ? (tx.actor.user?.id ?? null) : null,
+      };
+      await clone.history(trx, ids, {
+        ...author,
         message: `Cloned from version '${source.name}'`,
       });
       const references = await clone.references(trx, ids);
+      await clone.referenceRevisions(trx, ids, author);
       const version = presentVersion(row);
       await this.changes.record(tx, {
         type: 'version.cloned',
