@@ -1,4 +1,6 @@
+import { performance } from 'node:perf_hooks';
 import type { Transaction } from 'kysely';
+import { TURN_MS } from '../shared/turns.ts';
 import type { Database } from './schema.ts';
 
 /**
@@ -32,17 +34,29 @@ export function dropAfterCommit(trx: Transaction<Database>, mark = 0): void {
 /**
  * `trx` has committed: its work runs now, in the order queued. Each piece runs on its own; one that
  * throws is given up, and neither stops the others nor turns the committed change into an error.
+ * What a request queues runs before this returns; the work of a very large transaction (an import's
+ * release, thousands of changes) goes on in the turns that follow, TURN_MS at a time, in order, so
+ * that the event loop answers meanwhile.
  */
 export function committed(trx: Transaction<Database>): void {
   const queued = waiting.get(trx);
   if (queued === undefined) return;
   waiting.delete(trx);
-  for (const work of queued) {
+  runFrom(queued, 0);
+}
+
+function runFrom(queued: ReadonlyArray<() => void>, start: number): void {
+  const began = performance.now();
+  for (let i = start; i < queued.length; i++) {
     try {
-      work();
+      queued[i]!();
     } catch {
       // Best effort by nature (a cache, a queue, a nudge): what it would have done is done later
       // by a first read, the next poll, or the entry's expiry.
+    }
+    if (i + 1 < queued.length && performance.now() - began >= TURN_MS) {
+      setImmediate(() => runFrom(queued, i + 1));
+      return;
     }
   }
 }

@@ -1,5 +1,5 @@
-import { setImmediate } from 'node:timers/promises';
 import type { Transaction } from 'kysely';
+import { TurnBudget } from '../shared/turns.ts';
 import type { Actor, TransactionContext } from '../auth/actor.ts';
 import type { Clock } from '../clock.ts';
 import { afterCommit } from '../db/after-commit.ts';
@@ -53,9 +53,6 @@ export class StagedChanges<E> {
   }
 }
 
-/** Changes released in one transaction this many at a time, the event loop answering between them. */
-const RELEASED_PER_TURN = 100;
-
 /**
  * The one way a change is recorded: in the change's transaction, handed to every subscriber in turn;
  * then, once the transaction's owner has committed it, to every after-commit subscriber.
@@ -92,12 +89,15 @@ export class ChangeRecorder<E> {
    */
   async release(ctx: Pick<TransactionContext, 'transaction'>, stage: StagedChanges<E>): Promise<void> {
     const others = this.subscribers.filter((s) => !s.derived);
-    for (const [i, change] of stage.held.entries()) {
+    // The event loop answers between changes once a turn's budget is spent (reads see none of this
+    // transaction's rows meanwhile).
+    const turns = new TurnBudget();
+    for (const change of stage.held) {
       const writes = new ChangeWrites(ctx.transaction);
       for (const { subscriber } of others) await subscriber(ctx.transaction, change, writes);
       await writes.flush();
       this.afterCommit(ctx.transaction, change);
-      if ((i + 1) % RELEASED_PER_TURN === 0) await setImmediate();
+      await turns.pass();
     }
     stage.held.length = 0;
   }

@@ -1,5 +1,4 @@
 import { performance } from 'node:perf_hooks';
-import { setImmediate } from 'node:timers/promises';
 import type { ControlledTransaction, Kysely } from 'kysely';
 import type { TransactionContext, UseCaseContext } from '../../auth/actor.ts';
 import { committed, dropAfterCommit } from '../../db/after-commit.ts';
@@ -7,6 +6,7 @@ import type { Database } from '../../db/schema.ts';
 import { ownTransaction } from '../../db/transaction.ts';
 import { StagedChanges } from '../../events/change-recorder.ts';
 import { holderAlive, holdInThisProcess, type ProcessHolder } from '../../shared/process-holder.ts';
+import { TurnBudget } from '../../shared/turns.ts';
 import type { RecordedChange } from '../../events/change-recorder.ts';
 import type { ChangeEvent, ChangeRecorder } from '../changes/change-events.ts';
 import type { SearchIndexer } from '../search/search.indexer.ts';
@@ -98,6 +98,8 @@ export class StagedImport implements ImportWrites {
   private readonly holder: ProcessHolder = holdInThisProcess();
   private readonly base: UseCaseContext;
   private step: Step | undefined;
+  /** the event loop's turns: a step holds the writer for up to STEP.ms, but never the loop as long */
+  private readonly turns = new TurnBudget();
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -139,11 +141,11 @@ export class StagedImport implements ImportWrites {
     if (step === undefined) return;
     step.pages++;
     step.bytes += bytes;
-    if (step.pages < STEP.pages && step.bytes < STEP.bytes && performance.now() - step.since < STEP.ms)
-      return;
-    await this.commit();
-    // The event loop's turn between two steps: the commit was this one's.
-    await setImmediate();
+    if (step.pages >= STEP.pages || step.bytes >= STEP.bytes || performance.now() - step.since >= STEP.ms)
+      await this.commit();
+    // Reads go on meanwhile, on the read connection (they cannot see the step's rows); writes wait
+    // for the step's commit, as they would for any transaction.
+    await this.turns.pass();
   }
 
   /** Ends the step under way: its versions hidden again, committed, its changes held for the release. */

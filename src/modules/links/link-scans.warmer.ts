@@ -10,7 +10,7 @@ import { linksRepository as links, type LinkContentRow } from './links.repositor
 import { chunksOf, scanKeys } from './links.scanner.ts';
 
 /** Pages whose contents one read gives. */
-const PAGES_PER_READ = 250;
+const PAGES_PER_READ = 50;
 /** Scans one statement stores, one turn of the event loop each (the SQLite driver does not yield). */
 const SCANS_PER_SAVE = 250;
 /**
