@@ -524,7 +524,7 @@ async function send(
       const problems = responseProblems(
         {
           status,
-          contentType: res.headers['content-type'] as string | undefined,
+          contentType: res.headers['content-type'],
           requestId: typeof requestId === 'string' ? requestId : undefined,
           body: draft.method === 'HEAD' ? null : res.body,
         },
