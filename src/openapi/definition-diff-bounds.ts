@@ -1,5 +1,4 @@
-import type { ChangeCollector } from './definition-diff.types.ts';
-import type { Direction } from './definition-diff-schemas.ts';
+import type { ChangeCollector, Direction } from './definition-diff.types.ts';
 import type { Json } from './reference-json.ts';
 
 /**

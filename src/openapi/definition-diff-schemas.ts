@@ -1,5 +1,5 @@
 import { diffBounds } from './definition-diff-bounds.ts';
-import type { ChangeCollector } from './definition-diff.types.ts';
+import type { ChangeCollector, Direction } from './definition-diff.types.ts';
 import { follow, isObject, type Json } from './reference-json.ts';
 
 /**
@@ -9,8 +9,6 @@ import { follow, isObject, type Json } from './reference-json.ts';
  * longer find, or find in a new shape, breaks it (a property removed or no longer required, a type
  * changed). Local `$ref`s are followed, `allOf` is merged, `nullable` (3.0) is a `null` type (3.1).
  */
-
-export type Direction = 'request' | 'response';
 
 /** Pairs of schemas compared at most, over one whole comparison: a bound for hostile documents. */
 const MAX_PAIRS = 2_000_000;

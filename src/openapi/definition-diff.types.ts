@@ -91,3 +91,5 @@ export class ChangeCollector {
     return { breaking, nonBreaking };
   }
 }
+
+export type Direction = 'request' | 'response';
