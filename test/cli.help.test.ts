@@ -93,7 +93,9 @@ describe('bin/quire command line', () => {
     expect(help.code).toBe(0);
     const usage = (JSON.parse(help.stdout) as { usage: string[] }).usage;
     expect(usage).toContain('key revoke ID');
-    expect(usage).toContain('sync DIR --url URL --key KEY --version SLUG [--publish] [--prune] [--dry-run]');
+    expect(usage).toContain(
+      'sync DIR --url URL --key KEY --version SLUG [--publish] [--prune] [--dry-run] [--fail-on-breaking]',
+    );
     expect(usage).toContain(
       'project create --name NAME [--plan free|grow|enterprise] [--access public|invite] [--base-path PATH] [--host URL] [--variables JSON] [--site-logo DATA_URL|/PATH] [--site-color #RRGGBB] [--site-css FILE] [--redirects FILE]',
     );

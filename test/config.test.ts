@@ -27,6 +27,7 @@ describe('configuration', () => {
       webhookPollIntervalMs: 1000,
       webhookConcurrency: 8,
       metrics: true,
+      metricsToken: null,
       cacheMemoryMb: 256,
       renderAhead: true,
       sqliteMmapMb: 1024,

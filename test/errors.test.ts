@@ -139,6 +139,7 @@ describe('health and description', () => {
     expect(operations.map((o) => o.id).sort()).toEqual(
       [
         'GET /all listAll',
+        'GET /structure readStructure',
         'GET /audit readAudit',
         'GET /feedback listFeedback',
         'GET /export exportProject',

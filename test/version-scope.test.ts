@@ -78,6 +78,18 @@ function walks(p: ScopedProject, webhooks: { scoped: number; unscoped: number })
       hidden: each(ofVersion('broken-links')),
     },
     '/api/v1/reference/:id/definition': { visible: definition(v1), hidden: each(definition) },
+    '/api/v1/reference/:id/changes': {
+      visible: [`/reference/${v1.referenceId}/changes?from=published&to=published`],
+      hidden: each((v) => [`/reference/${v.referenceId}/changes?from=published&to=published`]),
+    },
+    '/api/v1/reference/:id/history': {
+      visible: [`/reference/${v1.referenceId}/history`],
+      hidden: each((v) => [`/reference/${v.referenceId}/history`]),
+    },
+    '/api/v1/structure': {
+      visible: [`/structure?version_slug=${v1.slug}`],
+      hidden: each((v) => [`/structure?version_slug=${v.slug}`]),
+    },
     '/api/v1/reader-access': { visible: ['/reader-access'] },
     '/api/v1/page': {
       visible: [

@@ -2736,12 +2736,12 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -2750,7 +2750,7 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -2759,7 +2759,7 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -2768,7 +2768,7 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -2777,7 +2777,7 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -2786,13 +2786,13 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -2801,7 +2801,7 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -2810,8 +2810,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -2833,12 +2833,12 @@ export interface operations {
     responses: {
       200: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -2847,7 +2847,7 @@ export interface operations {
       };
       400: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -2856,7 +2856,7 @@ export interface operations {
       };
       403: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -2865,7 +2865,7 @@ export interface operations {
       };
       404: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -2874,7 +2874,7 @@ export interface operations {
       };
       414: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -2883,13 +2883,13 @@ export interface operations {
       };
       429: {
         headers: {
-          'X-Request-Id'?: string;
-          'X-RateLimit-Limit'?: number;
-          'X-RateLimit-Remaining'?: number;
-          'X-RateLimit-Reset'?: number;
-          'RateLimit-Policy'?: string;
-          RateLimit?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -2898,7 +2898,7 @@ export interface operations {
       };
       431: {
         headers: {
-          'X-Request-Id'?: string;
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -2907,8 +2907,8 @@ export interface operations {
       };
       503: {
         headers: {
-          'X-Request-Id'?: string;
-          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {

@@ -132,6 +132,38 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/reference/{id}/changes': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get: operations['readReferenceChanges'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/reference/{id}/history': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get: operations['listReferenceRevisions'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/reference/{id}/publish': {
     parameters: {
       query?: never;
@@ -581,6 +613,76 @@ export interface components {
       title: string;
       position: number;
     };
+    /** DefinitionChange */
+    DefinitionChange: {
+      /** @enum {string} */
+      kind:
+        | 'path.removed'
+        | 'path.added'
+        | 'operation.removed'
+        | 'operation.added'
+        | 'operation.deprecated'
+        | 'parameter.removed'
+        | 'parameter.required'
+        | 'parameter.added'
+        | 'parameter.optional'
+        | 'request-body.removed'
+        | 'request-body.required'
+        | 'request-body.added'
+        | 'request-body.optional'
+        | 'request-media-type.removed'
+        | 'request-media-type.added'
+        | 'request-property.removed'
+        | 'property.required'
+        | 'request-property.added'
+        | 'property.optional'
+        | 'enum.value-removed'
+        | 'enum.restricted'
+        | 'enum.value-added'
+        | 'type.narrowed'
+        | 'type.widened'
+        | 'bound.narrowed'
+        | 'bound.widened'
+        | 'pattern.changed'
+        | 'pattern.removed'
+        | 'response.removed'
+        | 'response.added'
+        | 'response-media-type.removed'
+        | 'response-media-type.added'
+        | 'response-property.removed'
+        | 'response-property.optional'
+        | 'response-property.added'
+        | 'response-property.required'
+        | 'response-type.changed'
+        | 'response-type.narrowed'
+        | 'response-enum.value-added'
+        | 'response-enum.value-removed'
+        | 'response-bound.widened'
+        | 'response-bound.narrowed'
+        | 'response-pattern.changed'
+        | 'response-pattern.added'
+        | 'response-header.removed'
+        | 'response-header.added'
+        | 'security.added'
+        | 'security.requirement-removed'
+        | 'security.removed'
+        | 'security.requirement-added';
+      path: string;
+      message: string;
+    };
+    /** ChangeReport */
+    ChangeReport: {
+      breaking: components['schemas']['DefinitionChange'][];
+      nonBreaking: components['schemas']['DefinitionChange'][];
+    };
+    /** ReferenceRevisionList */
+    ReferenceRevisionList: {
+      data: {
+        revision: number;
+        published: boolean;
+        created: string;
+      }[];
+    };
     /** Reference */
     Reference: {
       id: number;
@@ -589,6 +691,16 @@ export interface components {
       updated: string;
       slug: string;
       ordr: number;
+    };
+    /** UploadedReference */
+    UploadedReference: {
+      id: number;
+      title: string;
+      created: string;
+      updated: string;
+      slug: string;
+      ordr: number;
+      changes?: components['schemas']['ChangeReport'];
     };
     /** Page */
     Page: {
@@ -877,7 +989,12 @@ export interface components {
     };
     /** WebhookList */
     WebhookList: {
-      items: components['schemas']['Webhook'][];
+      data: components['schemas']['Webhook'][];
+      cursor: string | null;
+      count: number;
+      total?: number;
+      /** @deprecated */
+      items?: components['schemas']['Webhook'][];
     };
     /** WebhookAttempt */
     WebhookAttempt: {
@@ -917,8 +1034,12 @@ export interface components {
     };
     /** WebhookDeliveryList */
     WebhookDeliveryList: {
-      items: components['schemas']['WebhookDelivery'][];
+      data: components['schemas']['WebhookDelivery'][];
       cursor: string | null;
+      count: number;
+      total?: number;
+      /** @deprecated */
+      items?: components['schemas']['WebhookDelivery'][];
     };
     /** Feedback */
     Feedback: {
@@ -2599,6 +2720,203 @@ export interface operations {
       };
     };
   };
+  readReferenceChanges: {
+    parameters: {
+      query?: {
+        from?: string;
+        to?: string;
+      };
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ChangeReport'];
+        };
+      };
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      414: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      431: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listReferenceRevisions: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ReferenceRevisionList'];
+        };
+      };
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      414: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      431: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
   publishReference: {
     parameters: {
       query?: never;
@@ -2784,7 +3102,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Reference'];
+          'application/json': components['schemas']['UploadedReference'];
         };
       };
       400: {
@@ -5718,7 +6036,10 @@ export interface operations {
   };
   listWebhooks: {
     parameters: {
-      query?: never;
+      query?: {
+        hits?: number;
+        cursor?: string;
+      };
       header?: never;
       path?: never;
       cookie?: never;
