@@ -9,11 +9,16 @@
  * the project's change stamp, for the API and the tools alike).
  *
  *   node --import tsx bench/mcp.bench.ts [--pages 1000] [--duration 10] [--connections 10]
- *        [--rounds 3] [--data $TMPDIR/quire-bench-pages] [--port P]
+ *        [--rounds 3] [--sequential 2000] [--data $TMPDIR/quire-bench-pages] [--port P]
  *
  * Printed per round and as the median of rounds: req/s, p50 and p99 per target, and each MCP
- * server's p50 as a multiple of `GET /search`'s. Goal: at most 2×.
+ * server's p50 as a multiple of `GET /search`'s. Goal: at most 2×. Autocannon's latencies are whole
+ * milliseconds, in which `GET /search`'s p50 rounds to 0; so, last, each target is also asked
+ * `--sequential` times over one keep-alive connection, one request after another (0 skips it), and
+ * its p50 and p99 are printed in microseconds, with each MCP server's p50 as a multiple of
+ * `GET /search`'s: the latency a client sees when the server is not saturated.
  */
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
@@ -29,6 +34,7 @@ const pageCount = Number(arg('pages', '1000'));
 const duration = Number(arg('duration', '10'));
 const connections = Number(arg('connections', '10'));
 const rounds = Number(arg('rounds', '3'));
+const sequential = Number(arg('sequential', '2000'));
 const dir = arg('data', path.join(os.tmpdir(), 'quire-bench-pages'));
 const port = await portArg('port');
 
@@ -147,6 +153,44 @@ async function warm(target: Target): Promise<void> {
   }
 }
 
+/** `count` requests over one keep-alive connection, one after another: each one's µs, sorted. */
+async function oneByOne(target: Target, count: number): Promise<number[]> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const times: number[] = [];
+  try {
+    for (let i = 0; i < count; i += 1) {
+      const query = QUERIES[i % QUERIES.length] ?? 'api';
+      const body = target.body === null ? null : target.body(query, i);
+      const started = performance.now();
+      await new Promise<void>((resolve, reject) => {
+        const request = http.request(
+          `${base}${target.path(query)}`,
+          {
+            method: target.method,
+            agent,
+            headers: {
+              ...target.headers,
+              ...(body === null ? {} : { 'content-length': Buffer.byteLength(body) }),
+            },
+          },
+          (res) => {
+            res.resume();
+            res.on('end', () =>
+              res.statusCode === 200 ? resolve() : reject(new Error(`${target.name}: ${res.statusCode}`)),
+            );
+          },
+        );
+        request.on('error', reject);
+        request.end(body ?? undefined);
+      });
+      times.push((performance.now() - started) * 1000);
+    }
+  } finally {
+    agent.destroy();
+  }
+  return times.sort((a, b) => a - b);
+}
+
 async function load(target: Target): Promise<Result> {
   let next = 0;
   const run = autocannon as unknown as (options: Record<string, unknown>) => Promise<Result>;
@@ -201,6 +245,19 @@ try {
     console.log(
       `${target.name.padEnd(18)} ${rps} req/s  p50 ${p50(target.name)} ms  p99 ${p99} ms  p50 ×${ratio}`,
     );
+  }
+  if (sequential > 0) {
+    const p50s = new Map<string, number>();
+    console.log(`\none connection, ${sequential} requests one after another per target:`);
+    for (const target of targets) {
+      const times = await oneByOne(target, sequential);
+      const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))] ?? Number.NaN;
+      p50s.set(target.name, at(0.5));
+      const ratio = (at(0.5) / (p50s.get('GET /search') ?? Number.NaN)).toFixed(2);
+      console.log(
+        `${target.name.padEnd(18)} p50 ${Math.round(at(0.5))} µs  p99 ${Math.round(at(0.99))} µs  p50 ×${ratio}`,
+      );
+    }
   }
 } finally {
   for (const child of children) child.kill('SIGTERM');
