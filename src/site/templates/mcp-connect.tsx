@@ -34,7 +34,8 @@ export function McpConnectDocument({ site, endpoint, token }: McpConnectProps) {
               access ends. Keep it to yourself. Add it to your MCP client's configuration:
             </p>
           )}
-          <pre>
+          {/* Focusable, so a keyboard can scroll a configuration wider than a phone. */}
+          <pre tabIndex={0} role="region" aria-label="MCP client configuration">
             <code>{configuration}</code>
           </pre>
         </main>
