@@ -64,6 +64,8 @@ describe('the login wall of a private site (site.md §6)', () => {
     expect(login.body).toContain('<meta name="robots" content="noindex"/>');
     expect(login.body).toContain('<input type="hidden" name="next" value="/v1/guides/secret"/>');
     expect(login.body).not.toContain('Sign out');
+    // Search is behind the wall too: no search box that would only lead back here.
+    expect(login.body).not.toContain('role="search"');
     const robots = await visit(t.app, `${w.root}/robots.txt`);
     expect(robots.statusCode).toBe(200);
     expect(robots.body).toBe('User-agent: *\nDisallow: /\n');

@@ -23,7 +23,7 @@ export interface LayoutProps {
   header?: ComponentChildren;
   /** the version the header's search box searches (the page's, when there are several); all when unset */
   searchVersion?: string | undefined;
-  /** the login page of a private site: no sign-out button, as nobody is signed in */
+  /** the login page of a private site: no search box and no sign-out button, as nobody is signed in */
   loginPage?: boolean;
   children: ComponentChildren;
 }
@@ -71,35 +71,38 @@ export function Layout({ site, head, header, searchVersion, loginPage, children 
             {project.logo ? <img src={project.logo} alt="" width={32} height={32} /> : null}
             <span>{project.name}</span>
           </a>
-          <form
-            class="search-form"
-            role="search"
-            action={href(site, '/search')}
-            method="get"
-            data-suggest={href(site, '/search/results.json')}
-          >
-            <label class="skip-link" for="site-search">
-              Search the documentation
-            </label>
-            {/* A combobox, the ARIA pattern of search as you type: a search box may not say whether its
-                list of suggestions is open. */}
-            <input
-              id="site-search"
-              type="text"
-              role="combobox"
-              enterkeyhint="search"
-              name="q"
-              placeholder="Search"
-              autocomplete="off"
-              maxLength={200}
-              aria-controls="site-suggestions"
-              aria-expanded="false"
-              aria-autocomplete="list"
-            />
-            {searchVersion !== undefined ? <input type="hidden" name="v" value={searchVersion} /> : null}
-            <button type="submit">Search</button>
-            <ul id="site-suggestions" class="suggestions" role="listbox" aria-label="Suggestions" />
-          </form>
+          {/* Nobody signed in can search a private site: its login page offers no search box. */}
+          {loginPage === true ? null : (
+            <form
+              class="search-form"
+              role="search"
+              action={href(site, '/search')}
+              method="get"
+              data-suggest={href(site, '/search/results.json')}
+            >
+              <label class="skip-link" for="site-search">
+                Search the documentation
+              </label>
+              {/* A combobox, the ARIA pattern of search as you type: a search box may not say whether its
+                  list of suggestions is open. */}
+              <input
+                id="site-search"
+                type="text"
+                role="combobox"
+                enterkeyhint="search"
+                name="q"
+                placeholder="Search"
+                autocomplete="off"
+                maxLength={200}
+                aria-controls="site-suggestions"
+                aria-expanded="false"
+                aria-autocomplete="list"
+              />
+              {searchVersion !== undefined ? <input type="hidden" name="v" value={searchVersion} /> : null}
+              <button type="submit">Search</button>
+              <ul id="site-suggestions" class="suggestions" role="listbox" aria-label="Suggestions" />
+            </form>
+          )}
           {header}
           {project.access === 'invite' && loginPage !== true ? (
             <form class="sign-out" action={href(site, '/logout')} method="post">
