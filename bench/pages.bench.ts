@@ -8,6 +8,7 @@
  *        [--duration 10] [--connections 50] [--rounds 3] [--warmup 2] [--warm-all 20000]
  *        [--pg [postgres://postgres@127.0.0.1:5432/test]] [--redis [redis://127.0.0.1:6379]]
  *        [--data $TMPDIR/quire-bench-pages] [--port P] [--info-port P] [--fixed-port P]
+ *        [--instances 1|2] [--second-port P] [--json FILE]
  *
  * Ports not given are chosen by the system. `--pg` seeds PostgreSQL in a schema of this run's own and
  * drops it at the end; `--redis` keeps the rate-limit counters in Redis under a key prefix of its own,
@@ -29,6 +30,10 @@
  * on PostgreSQL also the CPU time per request of that server's database sessions (found by their
  * application_name; on SQLite the database works inside the server process, in its figure).
  *
+ * With `--instances 2` a second server at LOG_LEVEL=warn answers beside the first, and one more row
+ * loads both at once (half the connections each, as behind a balancer): its req/s are the two
+ * servers' together. `--json FILE` writes the medians of every row there, for bench/table.ts.
+ *
  * Goals (issue 16), judged on the medians of the rounds: see htmlGoal for the html read by id; by
  * slugs at least 0.95 of by id (the issue asks for the same); `LOG_LEVEL=info` within 10% of `warn`.
  */
@@ -43,7 +48,7 @@ import { pageAddresses, seededDatabase, seedPages, type PageAddress } from './se
 import { backendFromArgs, median, portArg, serverRun } from './fixtures/backend.ts';
 import { sampler, type IndexSampler } from './fixtures/ids.ts';
 import { arg, startChild, type CannonOptions, type RequestSpec } from './fixtures/load.ts';
-import { runRounds, type LoadRow } from './fixtures/rounds.ts';
+import { runRounds, writeFigures, type LoadRow } from './fixtures/rounds.ts';
 import { waitFor } from './fixtures/wait.ts';
 
 const HERE = fileURLToPath(import.meta.url);
@@ -129,10 +134,13 @@ async function main(): Promise<void> {
   const distributions = arg('ids', 'uniform').split(',');
   const warmAll = pages <= Number(arg('warm-all', '20000'));
   const warmupSeconds = Number(arg('warmup', warmAll ? '2' : '10'));
-  const [quirePort, infoPort, fixedPort] = [
+  const instances = Number(arg('instances', '1'));
+  if (instances !== 1 && instances !== 2) throw new Error(`--instances must be 1 or 2 (got ${instances})`);
+  const [quirePort, infoPort, fixedPort, secondPort] = [
     await portArg('port'),
     await portArg('info-port'),
     await portArg('fixed-port'),
+    await portArg('second-port'),
   ];
   const backend = backendFromArgs('pages');
   const dataDir = arg('data', path.join(os.tmpdir(), 'quire-bench-pages'));
@@ -183,6 +191,17 @@ async function main(): Promise<void> {
     );
     fs.closeSync(logFd);
     const [quireChild, infoChild, fixedChild] = children;
+    const secondChild =
+      instances === 2
+        ? startChild(['src/main.ts'], {
+            ...serverEnv,
+            ...backend.serverEnv(seed.databaseUrl, 'second'),
+            PORT: String(secondPort),
+            LOG_LEVEL: 'warn',
+          })
+        : undefined;
+    if (secondChild !== undefined) children.push(secondChild);
+    const second = `http://127.0.0.1:${secondPort}`;
     const pids = [quireChild?.pid, infoChild?.pid, fixedChild?.pid];
     const [quirePid, infoPid, fixedPid] = pids;
     if (quirePid === undefined || infoPid === undefined || fixedPid === undefined) {
@@ -195,6 +214,7 @@ async function main(): Promise<void> {
       waitFor(`${quire}/readyz`, 120_000),
       waitFor(`${info}/readyz`, 120_000),
       waitFor(`${fixed}/fixed`, 120_000),
+      ...(secondChild !== undefined ? [waitFor(`${second}/readyz`, 120_000)] : []),
     ]);
 
     const samplers: IndexSampler[] = distributions.map((d) => sampler(d.trim(), ids.length, exponent));
@@ -215,6 +235,7 @@ async function main(): Promise<void> {
         warm(quire, seed.key, ids, 'html'),
         warm(quire, seed.key, ids, 'darkdown'),
         warm(info, seed.key, ids, 'html'),
+        ...(secondChild !== undefined ? [warm(second, seed.key, ids, 'html')] : []),
       ]);
       // By slugs after the reads by id, so that these find the answers made and keep only where they lead.
       await warmBySlugs(quire, seed.key, addresses);
@@ -317,11 +338,37 @@ async function main(): Promise<void> {
         'warn',
       ),
     ];
+    if (secondChild?.pid !== undefined) {
+      // Both instances at once, half the connections each: reads spread as a balancer spreads them.
+      const half = (options: CannonOptions) => ({ ...options, connections: Math.ceil(connections / 2) });
+      rows.push({
+        ...row(
+          `GET /page/{id} format=html on 2 instances at once, ${first.distribution}`,
+          quirePid,
+          half(load(quire, byId('html'))(first, auth)),
+        ),
+        alsoOn: [{ pid: secondChild.pid, options: half(load(second, byId('html'))(first, auth)) }],
+      });
+    }
     process.stdout.write(
       `\n${backend.label}, ${ids.length} pages, ${connections} connections, ${duration} s per run after a ` +
         `${warmupSeconds} s warm-up run; servers at LOG_LEVEL=warn unless the row says otherwise\n`,
     );
     const measured = await runRounds(rows, rounds, (text) => process.stdout.write(text));
+    const jsonFile = arg('json', '');
+    if (jsonFile !== '') {
+      const names = [
+        'fixed',
+        'bare',
+        ...samplers.map((s) => `html ${s.distribution}`),
+        'slugs',
+        'info',
+        'darkdown',
+        'conditional',
+      ];
+      if (secondChild !== undefined) names.push('two instances');
+      writeFigures(jsonFile, `pages ${backend.label}, ${ids.length} pages`, names, measured);
+    }
 
     // Rows against each other, round by round (the same round's load on both), then the median.
     const versus = (a: number, b: number): string =>

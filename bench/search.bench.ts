@@ -7,7 +7,9 @@
  *
  *   node --import tsx bench/search.bench.ts [--pages 10000] [--duration 10] [--connections 50]
  *        [--rounds 3] [--data $TMPDIR/quire-bench-search] [--port P] [--fixed-port P]
- *        [--pg [postgres://postgres@127.0.0.1:5432/test]] [--redis [redis://127.0.0.1:6379]]
+ *        [--pg [postgres://postgres@127.0.0.1:5432/test]] [--redis [redis://127.0.0.1:6379]] [--json FILE]
+ *
+ * `--json FILE` writes the medians of the two rows there (fixed, search), for bench/table.ts.
  *
  * Ports not given are chosen by the system. SQLite data is seeded once per page count into `--data`
  * and reused; `--pg` seeds PostgreSQL in a schema of this run's own, dropped at the end, and `--redis`
@@ -42,7 +44,7 @@ import { slugify } from '../src/shared/slug.ts';
 import { backendFromArgs, median, portArg, serverRun, withSearchPath } from './fixtures/backend.ts';
 import { arg, random, startChild } from './fixtures/load.ts';
 import { sampled } from './fixtures/operations.ts';
-import { runRounds, type LoadRow } from './fixtures/rounds.ts';
+import { runRounds, writeFigures, type LoadRow } from './fixtures/rounds.ts';
 import { waitFor } from './fixtures/wait.ts';
 
 const HERE = fileURLToPath(import.meta.url);
@@ -365,6 +367,8 @@ async function main(): Promise<void> {
         ) +
         '\n',
     );
+    const jsonFile = arg('json', '');
+    if (jsonFile !== '') writeFigures(jsonFile, `search ${backend.label}`, ['fixed', 'search'], measured);
     const search = {
       p50: median((measured[1] ?? []).map((m) => m.result.latency.p50)),
       p99: median((measured[1] ?? []).map((m) => m.result.latency.p99)),

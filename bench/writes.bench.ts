@@ -6,6 +6,7 @@
  *   node --import tsx bench/writes.bench.ts [--pages 1000] [--duration 10] [--connections 20] [--rounds 1]
  *        [--database-url postgres://postgres@127.0.0.1:5432/quire_bench_writes] [--redis-url redis://…]
  *        [--data $TMPDIR/quire-bench-writes] [--port P] [--fixed-port P] [--render-ahead true|false]
+ *        [--json FILE]
  *
  * Ports not given are chosen by the system. Runs: the fixed route; the bare draft update of the plain
  * server (the least such a write can do, see fixedServer); (a) `POST /documentation/{id}/page` into
@@ -24,6 +25,9 @@
  * `--render-ahead` sets the server's RENDER_AHEAD (default true, as Quire's): with false, what a write
  * costs without the render of its page that follows it in a worker thread.
  *
+ * `--json FILE` writes each run's median round there (fixed, bare, create, update, publish), for
+ * bench/table.ts.
+ *
  * Goals: SQLite ≥ 0.1 of the fixed route, PostgreSQL ≥ 0.03, the same at 1,000 and 100,000 pages.
  */
 import fs from 'node:fs';
@@ -37,6 +41,7 @@ import { openDatabase } from '../src/db/dialect.ts';
 import { seededDatabase, seedPages, type SeedResult } from './seed-pages.ts';
 import { portArg } from './fixtures/backend.ts';
 import { arg, autocannon, startChild, type Result } from './fixtures/load.ts';
+import type { RowFigures } from './fixtures/rounds.ts';
 import { waitFor } from './fixtures/wait.ts';
 
 const HERE = fileURLToPath(import.meta.url);
@@ -357,6 +362,26 @@ async function main(): Promise<void> {
       process.stdout.write(
         `| ${name} | ${Math.round(result.requests.average)} | ${ratio.toFixed(3)} | ${result.latency.p50} | ` +
           `${result.latency.p99} | ${cpu} | ${count} | ${result.non2xx} | ${result.errors + result.timeouts} |\n`,
+      );
+    }
+    const jsonFile = arg('json', '');
+    if (jsonFile !== '') {
+      const names = ['fixed', 'bare', 'create', 'update', 'publish'];
+      const figures = Object.fromEntries(
+        rows.map(({ measured }, i) => [
+          names[i] ?? `run ${i}`,
+          {
+            perSecond: measured.result.requests.average,
+            p50: measured.result.latency.p50,
+            p99: measured.result.latency.p99,
+            cpuUs: measured.cpuPerWrite * 1000,
+            databaseCpuUs: null,
+          } satisfies RowFigures,
+        ]),
+      );
+      fs.writeFileSync(
+        jsonFile,
+        `${JSON.stringify({ title: `writes ${database}, ${pages} pages`, rows: figures }, null, 2)}\n`,
       );
     }
     const goal = database === 'PostgreSQL' ? 0.03 : 0.1;
