@@ -58,7 +58,7 @@ export type MissingHandler = (
 ) => Promise<SiteAnswer | null>;
 
 /**
- * The reader site (../shared/spec/site.md, docs/decisions/0027-reader-site.md): an address below a
+ * The reader site (the specification's site.md, docs/decisions/0027-reader-site.md): an address below a
  * site's root → what readers may see there, rendered by the templates. Answers of addresses without a
  * query are kept under the project's change stamp, so a cached page costs a stamp read and a lookup,
  * and a change shows at the next request.
