@@ -27,7 +27,7 @@ const ANY_REPOSITORY = {
   message: 'Only modules and auth/ have repositories, and only they use them.',
 };
 const COMPOSITION_ROOT = {
-  group: ['**/deps', '**/deps.ts', '**/app', '**/app.ts'],
+  group: ['**/deps', '**/deps.ts', '**/deps.*', '**/app', '**/app.ts'],
   message: 'The floors below the modules take what they use as arguments, never the composition root.',
 };
 const AUTH_TO_EVENTS = {

@@ -26,45 +26,16 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Worker } from 'node:worker_threads';
 import { bigDefinition, bigPage } from './fixtures/big-inputs.ts';
 import { backendFromArgs, portArg, prepareSchema, serverRun } from './fixtures/backend.ts';
 import { measureFixed } from './fixtures/fixed-server.ts';
+import { startHealthzProbe } from './fixtures/healthz-probe.ts';
 import { arg } from './fixtures/load.ts';
 import { RoundTable, SERVER_COLUMNS, sampled, serverFigures, type Row } from './fixtures/operations.ts';
 import { startQuire } from './fixtures/quire-server.ts';
 
 const KEY = `qk_${'b'.repeat(40)}`;
 const MiB = 1024 * 1024;
-
-/**
- * The probe runs in a thread of its own, so that what this process does to send a job (a 5 MiB body
- * to write, an answer to read) never delays a probe: its figures are the server's alone.
- */
-const PROBE = `
-const { parentPort, workerData } = require('node:worker_threads');
-let stop = false;
-const latencies = [];
-parentPort.on('message', () => { stop = true; });
-(async () => {
-  while (!stop) {
-    const started = performance.now();
-    const res = await fetch(workerData.url);
-    await res.arrayBuffer();
-    latencies.push(performance.now() - started);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  latencies.sort((a, b) => a - b);
-  const at = (q) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
-  parentPort.postMessage({ worst: at(1), p99: at(0.99), probes: latencies.length });
-})();
-`;
-
-interface Probed {
-  worst: number;
-  p99: number;
-  probes: number;
-}
 
 /** Runs `job` while probing /healthz and sampling the server's CPU time and RSS. */
 async function observe(
@@ -73,10 +44,7 @@ async function observe(
   job: () => Promise<Response>,
   databaseCpuMs?: () => Promise<number>,
 ) {
-  const probe = new Worker(PROBE, { eval: true, workerData: { url: `${base}/healthz` } });
-  const probed = new Promise<Probed>((resolve) => probe.once('message', resolve));
-  // The probe's first answers arrive before the job starts.
-  await new Promise((r) => setTimeout(r, 100));
+  const probe = await startHealthzProbe(base);
   const run = await sampled(
     pid,
     async () => {
@@ -86,9 +54,7 @@ async function observe(
     },
     databaseCpuMs,
   );
-  probe.postMessage('stop');
-  const { worst, p99, probes } = await probed;
-  await probe.terminate();
+  const { worst, p99, probes } = await probe.stop();
   return {
     status: String(run.value),
     ms: run.ms,

@@ -24,34 +24,15 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Worker } from 'node:worker_threads';
 import { backendFromArgs, median, portArg, prepareSchema, serverRun } from './fixtures/backend.ts';
 import { bigDefinition } from './fixtures/big-inputs.ts';
+import { startHealthzProbe } from './fixtures/healthz-probe.ts';
 import { loopDelayDuring, startInProcess } from './fixtures/in-process-quire.ts';
 import { arg } from './fixtures/load.ts';
 import { startQuire } from './fixtures/quire-server.ts';
 
 const KEY = `qk_${'c'.repeat(40)}`;
 const MiB = 1024 * 1024;
-
-const PROBE = `
-const { parentPort, workerData } = require('node:worker_threads');
-let stop = false;
-const latencies = [];
-parentPort.on('message', () => { stop = true; });
-(async () => {
-  while (!stop) {
-    const started = performance.now();
-    const res = await fetch(workerData.url);
-    await res.arrayBuffer();
-    latencies.push(performance.now() - started);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  latencies.sort((a, b) => a - b);
-  const at = (q) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
-  parentPort.postMessage({ worst: at(1), p99: at(0.99), probes: latencies.length });
-})();
-`;
 
 interface Observed {
   status: number;
@@ -97,19 +78,13 @@ async function lagMax(base: string): Promise<number> {
 
 async function observe(base: string, job: () => Promise<Response>): Promise<Observed> {
   await lagMax(base);
-  const probe = new Worker(PROBE, { eval: true, workerData: { url: `${base}/healthz` } });
-  const probed = new Promise<{ worst: number; p99: number; probes: number }>((resolve) =>
-    probe.once('message', resolve),
-  );
-  await new Promise((r) => setTimeout(r, 100));
+  const probe = await startHealthzProbe(base);
   const started = performance.now();
   const res = await job();
   const body = (await res.json()) as { changes?: Json } & Json;
   const ms = performance.now() - started;
   const lag = await lagMax(base);
-  probe.postMessage('stop');
-  const figures = await probed;
-  await probe.terminate();
+  const figures = await probe.stop();
   const report = (body.changes ?? body) as { breaking?: unknown[]; nonBreaking?: unknown[] };
   return {
     status: res.status,

@@ -1,7 +1,7 @@
 import { KeysService } from './auth/keys.service.ts';
 import { systemClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
-import { openDatabase, type DatabaseHandle } from './db/dialect.ts';
+import type { DatabaseHandle } from './db/dialect.ts';
 import { Metrics } from './http/metrics-collector.ts';
 import { ChangeRecorder } from './events/change-recorder.ts';
 import type { ChangeEvent } from './modules/changes/change-events.ts';
@@ -38,20 +38,27 @@ import { SearchRepository } from './modules/search/search.repository.ts';
 import { SearchService } from './modules/search/search.service.ts';
 import { UsersService } from './modules/users/users.service.ts';
 import { VersionsService } from './modules/versions/versions.service.ts';
-import { systemResolver, type Resolver } from './modules/webhooks/webhook-address.ts';
-import { SecretBox, type KeySource } from './modules/webhooks/webhook-secrets.ts';
+import { systemResolver } from './modules/webhooks/webhook-address.ts';
+import { SecretBox } from './modules/webhooks/webhook-secrets.ts';
 import { WebhookDispatcher } from './modules/webhooks/webhooks.dispatcher.ts';
 import { WebhookSubscriptions, webhooksSubscriber } from './modules/webhooks/webhooks.events.ts';
 import { WebhooksService } from './modules/webhooks/webhooks.service.ts';
-import { WorkerPool } from './workers/pool.ts';
+import type { WorkerPool } from './workers/pool.ts';
 import { unavailableIfTaskFails } from './workers/task-unavailable.ts';
 import { WalCheckpointer } from './db/checkpointer.ts';
 import type { Job } from './jobs/job.ts';
 import { serverJobs } from './jobs/server-jobs.ts';
 import { ImportStaging } from './modules/import/import.stage.ts';
 import type { CounterStore } from './ratelimit/counter-store.ts';
-import { MemoryCounterStore } from './ratelimit/memory-store.ts';
-import { RedisCounterStore } from './ratelimit/redis-store.ts';
+import {
+  counterStore,
+  openDepsDatabase,
+  webhookKeySource,
+  workerPool,
+  type DepsOverrides,
+} from './deps.infrastructure.ts';
+
+export type { DepsOverrides } from './deps.infrastructure.ts';
 
 /** The composition root: every service is built here, once per app; nothing is a module singleton. */
 export interface Deps {
@@ -109,65 +116,13 @@ export interface Deps {
   close(): Promise<void>;
 }
 
-export interface DepsOverrides {
-  clock?: Clock;
-  /** PostgreSQL schema to work in (tests isolate themselves with one each) */
-  schema?: string;
-  /** Redis key prefix (tests isolate themselves with one each) */
-  redisPrefix?: string;
-  database?: DatabaseHandle;
-  counters?: CounterStore;
-  /** a pool shared by several apps (tests); it is then not closed with them */
-  workers?: WorkerPool;
-  /** worker threads kept alive when idle (the server keeps one, warm) */
-  workerMinThreads?: number;
-  /** how long a task may wait for a worker thread (tests of a busy pool; default in WorkerPool) */
-  workerQueueTimeoutMs?: number;
-  /** how webhook hosts are resolved, at registration and at each delivery (tests prove rebinding) */
-  webhookResolver?: Resolver;
-  /** where the dispatcher's background failures go (the server logs them) */
-  onWebhookError?: (error: unknown) => void;
-  /** where the SQLite checkpoint thread's failures go (the server logs them) */
-  onCheckpointError?: (error: Error) => void;
-}
-
-/** Where webhook secrets' key comes from (docs/decisions/0014-webhooks.md). */
-function webhookKeySource(config: Config, database: DatabaseHandle): KeySource {
-  if (config.webhookSecretKey !== null) return { kind: 'configured', key: config.webhookSecretKey };
-  if (database.sqlite === null) return { kind: 'none' };
-  if (database.sqlite.memory) return { kind: 'process' };
-  return { kind: 'file', path: `${database.sqlite.name}.webhook-key` };
-}
-
 export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps {
   const clock = overrides.clock ?? systemClock;
   const metrics = config.metrics ? new Metrics() : null;
-  const database =
-    overrides.database ??
-    openDatabase(config.databaseUrl, {
-      ...(overrides.schema !== undefined ? { schema: overrides.schema } : {}),
-      statementTimeoutMs: config.databaseStatementTimeoutMs,
-      connectTimeoutMs: config.databaseConnectTimeoutMs,
-      sqliteMmapBytes: config.sqliteMmapMb * 1024 * 1024,
-      ...(metrics ? { onQuery: metrics.onQuery } : {}),
-    });
-  const counters =
-    overrides.counters ??
-    (config.redisUrl !== null
-      ? new RedisCounterStore(config.redisUrl, overrides.redisPrefix ?? config.redisKeyPrefix)
-      : new MemoryCounterStore());
+  const database = openDepsDatabase(config, overrides, metrics);
+  const counters = counterStore(config, overrides);
   const { db, reader } = database;
-  const workers =
-    overrides.workers ??
-    new WorkerPool({
-      ...(config.workerThreads !== null ? { threads: config.workerThreads } : {}),
-      taskTimeoutMs: config.workerTaskTimeoutMs,
-      memoryMb: config.workerMemoryMb,
-      minThreads: overrides.workerMinThreads ?? 0,
-      ...(overrides.workerQueueTimeoutMs !== undefined
-        ? { queueTimeoutMs: overrides.workerQueueTimeoutMs }
-        : {}),
-    });
+  const workers = workerPool(config, overrides);
   const changes = new ChangeRecorder<ChangeEvent>(clock);
   changes.subscribe(auditSubscriber);
   changes.subscribe(formerSlugsSubscriber, { derived: true });

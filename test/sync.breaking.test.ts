@@ -1,27 +1,12 @@
 import fs from 'node:fs';
-import type { AddressInfo } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../src/cli/main.ts';
+import { describe, expect, it } from 'vitest';
 import { createVersion, createWorld } from './helpers/factories.ts';
-import { buildTestApp, client, type TestApp } from './helpers/test-app.ts';
+import { runQuireSync, useListeningApp } from './helpers/listening-app.ts';
+import { client } from './helpers/test-app.ts';
 
 /** `quire sync` and the API change report (extensions §8): what it prints, and --fail-on-breaking. */
-let t: TestApp;
-let appUrl = '';
-beforeAll(async () => {
-  t = await buildTestApp();
-  await t.app.listen({ host: '127.0.0.1', port: 0 });
-  appUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-});
-afterAll(async () => {
-  await t.close();
-});
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
+const t = useListeningApp();
 
 interface Breaking {
   file: string;
@@ -65,8 +50,7 @@ const pets = (version: string, withDelete: boolean, extra = '') =>
 async function world() {
   const { project, key } = await createWorld(t.deps);
   const version = await createVersion(t.deps, project.id, { name: 'Docs', slug: 'docs', published: true });
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-sync-breaking-'));
-  dirs.push(dir);
+  const dir = t.tempDir('quire-sync-breaking-');
   fs.mkdirSync(path.join(dir, 'Guides'), { recursive: true });
   fs.mkdirSync(path.join(dir, 'refs'), { recursive: true });
   fs.writeFileSync(path.join(dir, 'Guides/1 Intro.md'), '# Introduction\n\nWelcome.\n');
@@ -75,12 +59,7 @@ async function world() {
 }
 
 async function sync(dir: string, key: string, ...flags: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli(['sync', dir, '--url', appUrl, '--key', key, '--version', 'docs', ...flags], {
-    stdout: (s) => (stdout += s),
-    stderr: (s) => (stderr += s),
-  });
+  const { code, stdout, stderr } = await runQuireSync({ dir, url: t.url, key, version: 'docs' }, flags);
   const lines = stdout.split('\n').filter((l) => l !== '');
   expect(lines, stderr).toHaveLength(1);
   return { code, stderr, summary: JSON.parse(lines[0] ?? '') as Summary };

@@ -1,36 +1,20 @@
 import fs from 'node:fs';
-import type { AddressInfo } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../src/cli/main.ts';
+import { describe, expect, it } from 'vitest';
 import { createVersion, createWorld } from './helpers/factories.ts';
 import { PIXEL_PNG, gitFixture } from './helpers/git-fixture.ts';
 import { gitPage } from './helpers/git-repo.ts';
-import { buildTestApp, client, type TestApp } from './helpers/test-app.ts';
+import { runQuireSync, useListeningApp } from './helpers/listening-app.ts';
+import { client } from './helpers/test-app.ts';
 
 // `quire sync` of a repository in the platform's Git format: recognised by its layout as an import
 // recognises it, one version folder pushed over HTTP to a real server, its pages converted as an
 // import converts them.
 
-let t: TestApp;
-let appUrl = '';
-beforeAll(async () => {
-  t = await buildTestApp();
-  await t.app.listen({ host: '127.0.0.1', port: 0 });
-  appUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-});
-afterAll(async () => {
-  await t.close();
-});
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
+const t = useListeningApp();
 
 function folder(files: Array<{ name: string | Buffer; data?: string | Buffer }>): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-sync-git-'));
-  dirs.push(dir);
+  const dir = t.tempDir('quire-sync-git-');
   for (const { name, data } of files) {
     const file = path.join(dir, String(name));
     fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -53,10 +37,7 @@ interface Summary {
 }
 
 async function sync(dir: string, key: string, version: string, ...flags: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const io = { stdout: (s: string) => (stdout += s), stderr: (s: string) => (stderr += s) };
-  const code = await runCli(['sync', dir, '--url', appUrl, '--key', key, '--version', version, ...flags], io);
+  const { code, stdout, stderr } = await runQuireSync({ dir, url: t.url, key, version }, flags);
   const lines = stdout.split('\n').filter((l) => l !== '');
   return { code, stderr, summary: (lines.length === 1 ? JSON.parse(lines[0] ?? '') : null) as Summary };
 }

@@ -1,32 +1,15 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../src/cli/main.ts';
+import { describe, expect, it } from 'vitest';
 import { runSync } from '../src/cli/sync/sync.ts';
 import { createDocumentation, createVersion, createWorld, pageHistory } from './helpers/factories.ts';
-import { buildTestApp, client, type TestApp } from './helpers/test-app.ts';
+import { runQuire, runQuireSync, useListeningApp } from './helpers/listening-app.ts';
+import { client } from './helpers/test-app.ts';
 
-/**
- * One app for the file, listening on a real port: the CLI is an HTTP client. Each test still owns its
- * data (a project, key and version of its own), and the app's build is paid once rather than per test.
- */
-let t: TestApp;
-let appUrl = '';
-beforeAll(async () => {
-  t = await buildTestApp();
-  await t.app.listen({ host: '127.0.0.1', port: 0 });
-  appUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-});
-afterAll(async () => {
-  await t.close();
-});
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+// The CLI is an HTTP client: one app for the file, on a real port.
+const t = useListeningApp();
 
 type Rule = { method: string; path: RegExp; answer: 'rate-limit' | 'drop-after-forward' | 'fail' };
 
@@ -92,7 +75,7 @@ async function startProxy(target: string) {
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  cleanups.push(
+  t.afterTest(
     () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -117,14 +100,13 @@ async function startProxy(target: string) {
 async function world() {
   const { project, key } = await createWorld(t.deps);
   const version = await createVersion(t.deps, project.id, { name: 'Docs', slug: 'docs', published: true });
-  const proxy = await startProxy(appUrl);
+  const proxy = await startProxy(t.url);
   return { project, key, version, proxy };
 }
 
 /** A folder written from a map of relative paths to contents. */
 function folder(files: Record<string, string>): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-sync-'));
-  cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const dir = t.tempDir('quire-sync-');
   write(dir, files);
   return dir;
 }
@@ -137,25 +119,11 @@ function write(dir: string, files: Record<string, string>): void {
 }
 
 async function sync(dir: string, url: string, key: string, ...flags: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const terminal = flags.includes('--terminal');
-  const argv = [
-    'sync',
-    dir,
-    '--url',
-    url,
-    '--key',
-    key,
-    '--version',
-    'docs',
-    ...flags.filter((f) => f !== '--terminal'),
-  ];
-  const code = await runCli(argv, {
-    stdout: (s) => (stdout += s),
-    stderr: (s) => (stderr += s),
-    stderrIsTerminal: terminal,
-  });
+  const { code, stdout, stderr } = await runQuireSync(
+    { dir, url, key, version: 'docs' },
+    flags.filter((f) => f !== '--terminal'),
+    { stderrIsTerminal: flags.includes('--terminal') },
+  );
   return parsed(code, stdout, stderr);
 }
 
@@ -526,15 +494,7 @@ describe('quire sync', () => {
   it('refuses bad arguments with one line and exit 2, and a missing version with exit 1', async () => {
     const { key, proxy } = await world();
     const dir = folder(DOCS);
-    const run = async (...argv: string[]) => {
-      let stdout = '';
-      let stderr = '';
-      const code = await runCli(['sync', ...argv], {
-        stdout: (s) => (stdout += s),
-        stderr: (s) => (stderr += s),
-      });
-      return { code, stdout, stderr };
-    };
+    const run = (...argv: string[]) => runQuire(['sync', ...argv]);
     for (const [argv, message] of [
       [[dir, '--key', key, '--version', 'docs'], /--url is required/],
       [[dir, '--url', proxy.url, '--version', 'docs'], /--key is required/],

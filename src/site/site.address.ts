@@ -1,5 +1,5 @@
 /**
- * What an address below a site's root names (../shared/spec/site.md §2). The site's own names win
+ * What an address below a site's root names (the specification's site.md §2). The site's own names win
  * over a version slug of the same name: `latest`, `changelog`, `search`, `login`, `logout`, `mcp`,
  * `_site` and the machine files. Segments are percent-decoded; one that does not decode (invalid
  * UTF-8, a stray `%`) names nothing.

@@ -71,3 +71,10 @@ export function sendSiteAnswer(
   }
   return reply.code(answer.status).type(answer.type).send(answer.body);
 }
+
+export const redirect = (status: 301 | 302, location: string): SiteAnswer => ({
+  status,
+  type: 'text/plain; charset=utf-8',
+  body: `Redirecting to ${location}`,
+  location,
+});

@@ -1,4 +1,35 @@
+import type { FastifyRequest } from 'fastify';
 import type { Navigation, ProjectView, ReaderVersionRow } from '../modules/readers/readers.service.ts';
+import type { SiteAddress } from './site.address.ts';
+import type { SiteAnswer } from './site.answer.ts';
+
+/** Where a request reached a site: the project, and the root its addresses are below. */
+export interface SiteRequest {
+  projectId: number;
+  /** `''`, `/base` or `/sites/7` */
+  root: string;
+  /** the path below the root, as the request gave it (still percent-encoded) */
+  path: string;
+}
+
+/** What an address handler is given. */
+export interface AddressContext {
+  site: SiteContext;
+  request: FastifyRequest;
+}
+
+/** An extra kind of address (references, changelogs, search, machine files) and what answers it. */
+export type AddressHandler = (ctx: AddressContext, address: SiteAddress) => Promise<SiteAnswer | null>;
+
+/**
+ * What may answer an address that names nothing readers can see, before the not-found page (the
+ * redirects): given the address and the path below the root as the request sent it.
+ */
+export type MissingHandler = (
+  ctx: AddressContext,
+  address: SiteAddress,
+  path: string,
+) => Promise<SiteAnswer | null>;
 
 /** The site a request reached, and where: what every template and answer of it is built from. */
 export interface SiteContext {

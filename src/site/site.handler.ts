@@ -1,36 +1,27 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
-import type { Navigation, ProjectView, ReadersService } from '../modules/readers/readers.service.ts';
+import type { Navigation, ReadersService } from '../modules/readers/readers.service.ts';
 import { LruCache } from '../shared/lru-cache.ts';
-import { siteHostOf } from '../shared/site-host.ts';
 import { parseAddress, type SiteAddress } from './site.address.ts';
 import { HTML, sendSiteAnswer, strongTag, type SiteAnswer } from './site.answer.ts';
-import { projectStylesheet, SiteAssets, type SiteAsset } from './site.assets.ts';
-import { href, type SiteContext } from './site.context.ts';
+import { SiteContextMaker } from './site.context-maker.ts';
+import {
+  type AddressContext,
+  type AddressHandler,
+  type MissingHandler,
+  type SiteContext,
+  type SiteRequest,
+} from './site.context.ts';
+import { sendNoSite, sendUnavailable } from './site.fallback.ts';
 import type { FormFields, SiteLogin } from './site.login.ts';
 import { htmlDocument } from './site.html.ts';
-import { BareDocument } from './templates/bare.tsx';
-import { LandingDocument } from './templates/landing.tsx';
 import { NotFoundDocument } from './templates/not-found.tsx';
 import { PageDocument } from './templates/page.tsx';
 import type { SwitchTarget } from './templates/version-switcher.tsx';
 
-/** Where a request reached a site: the project, and the root its addresses are below. */
-export interface SiteRequest {
-  projectId: number;
-  /** `''`, `/base` or `/sites/7` */
-  root: string;
-  /** the path below the root, as the request gave it (still percent-encoded) */
-  path: string;
-}
+export type { AddressContext, AddressHandler, MissingHandler, SiteRequest } from './site.context.ts';
 
 const MAX_ID = 2_147_483_647;
-
-/** A project's canonical origin (from its `host`, or null) and its stylesheet. */
-interface Derived {
-  origin: string | null;
-  css: SiteAsset | null;
-}
 
 interface Kept {
   stamp: string;
@@ -38,36 +29,16 @@ interface Kept {
   etag: string;
 }
 
-/** What an address handler is given. */
-export interface AddressContext {
-  site: SiteContext;
-  request: FastifyRequest;
-}
-
-/** An extra kind of address (references, changelogs, search, machine files) and what answers it. */
-export type AddressHandler = (ctx: AddressContext, address: SiteAddress) => Promise<SiteAnswer | null>;
-
 /**
- * What may answer an address that names nothing readers can see, before the not-found page (the
- * redirects): given the address and the path below the root as the request sent it.
- */
-export type MissingHandler = (
-  ctx: AddressContext,
-  address: SiteAddress,
-  path: string,
-) => Promise<SiteAnswer | null>;
-
-/**
- * The reader site (../shared/spec/site.md, docs/decisions/0027-reader-site.md): an address below a
+ * The reader site (the specification's site.md, docs/decisions/0027-reader-site.md): an address below a
  * site's root → what readers may see there, rendered by the templates. Answers of addresses without a
  * query are kept under the project's change stamp, so a cached page costs a stamp read and a lookup,
  * and a change shows at the next request.
  */
 export class SiteHandler {
-  readonly assets = new SiteAssets();
+  private readonly contexts = new SiteContextMaker();
   private readonly kept = new LruCache<Kept>(20_000, 64 * 1024 * 1024, (k) => k.answer.body.length + 200);
   private readonly handlers = new Map<SiteAddress['kind'], AddressHandler>();
-  private readonly derivedOf = new WeakMap<ProjectView, Derived>();
   private readonly variants = new Map<SiteAddress['kind'], (request: FastifyRequest) => string>();
   private readonly missing: MissingHandler[] = [];
   private login: SiteLogin | null = null;
@@ -107,28 +78,18 @@ export class SiteHandler {
     form: FormFields,
   ): Promise<FastifyReply> {
     try {
-      if (!Number.isSafeInteger(at.projectId) || at.projectId < 1 || at.projectId > MAX_ID) {
-        return this.bareNotFound(reply);
-      }
-      const stamp = await this.readers.stamp(at.projectId);
-      const view = await this.readers.view(at.projectId, stamp);
-      if (view === null) return this.bareNotFound(reply);
-      const site = this.siteOf(request, view, at, stamp);
+      const site = await this.siteFor(request, at);
+      if (site === null) return this.bareNotFound(reply);
       const address = parseAddress(at.path);
       const answer =
-        view.project.access === 'invite' && this.login !== null
+        site.view.project.access === 'invite' && this.login !== null
           ? await this.login.post(site, request, address, form)
           : null;
       return sendSiteAnswer(request, reply, answer ?? (await this.notFound(site)), 'private, no-store');
     } catch (error) {
       request.log.warn({ err: error }, 'the site could not answer');
       if (reply.sent) return reply;
-      return reply
-        .code(503)
-        .header('retry-after', '2')
-        .header('cache-control', 'no-store')
-        .type(HTML)
-        .send(UNAVAILABLE);
+      return sendUnavailable(reply, false);
     }
   }
 
@@ -156,7 +117,7 @@ export class SiteHandler {
     if (!validProjectId(at.projectId)) return null;
     const stamp = await this.readers.stamp(at.projectId);
     const view = await this.readers.view(at.projectId, stamp);
-    return view === null ? null : this.siteOf(request, view, at, stamp);
+    return view === null ? null : this.contexts.of(request, view, at, stamp);
   }
 
   /** Answers a request of a site; a failure is the site's own error page, never the API's envelope. */
@@ -171,13 +132,7 @@ export class SiteHandler {
   unavailable(request: FastifyRequest, reply: FastifyReply, error: unknown): FastifyReply {
     request.log.warn({ err: error }, 'the site could not answer');
     if (reply.sent) return reply;
-    return reply
-      .code(503)
-      .header('retry-after', '2')
-      .header('cache-control', 'no-store')
-      .header('content-security-policy', "default-src 'none'")
-      .type(HTML)
-      .send(UNAVAILABLE);
+    return sendUnavailable(reply);
   }
 
   private async serveAddress(
@@ -189,7 +144,7 @@ export class SiteHandler {
     const stamp = await this.readers.stamp(at.projectId);
     const view = await this.readers.view(at.projectId, stamp);
     if (view === null) return this.bareNotFound(reply);
-    const canonicalRoot = this.canonicalRoot(request, view, at);
+    const canonicalRoot = this.contexts.canonicalRoot(request, view, at);
     const cacheControl =
       view.project.access === 'public' ? this.config.siteCacheControl : 'private, no-store';
     const address = parseAddress(at.path);
@@ -198,7 +153,7 @@ export class SiteHandler {
     // the kept answers; past it, every reader of the site is given the same answers.
     const walled = view.project.access === 'invite' && address.kind !== 'robots' && address.kind !== 'asset';
     if (walled) {
-      const site = this.context(view, at, stamp, canonicalRoot, this.derived(view).css);
+      const site = this.contexts.context(view, at, stamp, canonicalRoot);
       const gated =
         this.login === null
           ? await this.notFound(site)
@@ -219,12 +174,12 @@ export class SiteHandler {
       if (kept && kept.stamp === stamp)
         return sendSiteAnswer(request, reply, kept.answer, cacheControl, kept.etag);
     }
-    const site = this.context(view, at, stamp, canonicalRoot, this.derived(view).css);
+    const site = this.contexts.context(view, at, stamp, canonicalRoot);
     if (address.kind === 'asset') {
       return sendSiteAnswer(
         request,
         reply,
-        this.asset(site, address.name) ?? (await this.notFound(site)),
+        this.contexts.asset(site, address.name) ?? (await this.notFound(site)),
         cacheControl,
       );
     }
@@ -240,107 +195,19 @@ export class SiteHandler {
     return sendSiteAnswer(request, reply, answer, cacheControl, etag);
   }
 
-  /** The absolute root canonical addresses name: the project's host when it has one. */
-  private canonicalRoot(request: FastifyRequest, view: ProjectView, at: SiteRequest): string {
-    const origin = this.derived(view).origin;
-    return origin === null
-      ? `${request.protocol}://${request.host}${at.root}`
-      : `${origin}${view.project.basePath}`;
-  }
-
-  private siteOf(
-    request: FastifyRequest,
-    view: ProjectView,
-    at: SiteRequest,
-    stamp: string | null,
-  ): SiteContext {
-    return this.context(view, at, stamp, this.canonicalRoot(request, view, at), this.derived(view).css);
-  }
-
-  /** What a project's view gives every request of its site, worked out once per view. */
-  private derived(view: ProjectView): Derived {
-    let derived = this.derivedOf.get(view);
-    if (derived === undefined) {
-      const project = view.project;
-      const host = siteHostOf(project.host);
-      const protocol = project.host !== null && /^http:\/\//i.test(project.host.trim()) ? 'http' : 'https';
-      derived = {
-        origin: host === null ? null : `${protocol}://${host}`,
-        css: projectStylesheet(project.color, project.css),
-      };
-      this.derivedOf.set(view, derived);
-    }
-    return derived;
-  }
-
-  private context(
-    view: ProjectView,
-    at: SiteRequest,
-    stamp: string | null,
-    canonicalRoot: string,
-    css: SiteAsset | null,
-  ): SiteContext {
-    return {
-      view,
-      root: at.root,
-      canonicalRoot,
-      stamp,
-      assets: {
-        css: `${at.root}/_site/${this.assets.css.name}`,
-        js: `${at.root}/_site/${this.assets.js.name}`,
-        projectCss: css === null ? null : `${at.root}/_site/${css.name}`,
-      },
-    };
-  }
-
-  private asset(site: SiteContext, name: string): SiteAnswer | null {
-    const own = this.assets.get(name);
-    if (own) return { status: 200, type: own.type, body: own.body, immutable: true };
-    const css = this.derived(site.view).css;
-    if (css !== null && css.name === name)
-      return { status: 200, type: css.type, body: css.body, immutable: true };
-    return null;
-  }
-
   private async answer(ctx: AddressContext, address: SiteAddress): Promise<SiteAnswer | null> {
-    const { site } = ctx;
-    const versions = site.view.versions;
     switch (address.kind) {
-      case 'landing': {
-        const first = versions[0];
-        const navigation = first ? await this.navigation(site, first.slug) : null;
-        return this.html(
-          LandingDocument({
-            site,
-            navigation,
-            switchTargets: navigation ? this.switchTargets(site, navigation, null) : [],
-          }),
-        );
-      }
-      case 'latest': {
-        const first = versions[0];
-        if (!first) return null;
-        const rest = address.rest.map(encodeURIComponent).join('/');
-        return redirect(302, href(site, rest === '' ? `/${first.slug}` : `/${first.slug}/${rest}`));
-      }
-      case 'version': {
-        const navigation = await this.navigation(site, address.version);
-        const first = navigation?.order[0];
-        return first ? redirect(302, href(site, first.path)) : null;
-      }
-      case 'section': {
-        const navigation = await this.navigation(site, address.version);
-        const first = navigation?.bySlug.get(address.section)?.first;
-        return first ? redirect(302, href(site, first.path)) : null;
-      }
-      case 'robots':
-        return this.robots(site);
       // A public site has no login; a private one's are answered before this (site.login.ts).
       case 'asset':
       case 'unknown':
       case 'login':
       case 'logout':
         return null;
+      case 'landing':
+      case 'latest':
+      case 'version':
+      case 'section':
+      case 'robots':
       case 'page':
       case 'markdown':
       case 'reference':
@@ -387,14 +254,6 @@ export class SiteHandler {
     }));
   }
 
-  private robots(site: SiteContext): SiteAnswer {
-    const body =
-      site.view.project.access === 'invite'
-        ? 'User-agent: *\nDisallow: /\n'
-        : `User-agent: *\nAllow: /\n\nSitemap: ${site.canonicalRoot}/sitemap.xml\n`;
-    return { status: 200, type: 'text/plain; charset=utf-8', body };
-  }
-
   html(document: ReturnType<typeof PageDocument>, status: SiteAnswer['status'] = 200): SiteAnswer {
     return { status, type: HTML, body: htmlDocument(document) };
   }
@@ -405,32 +264,9 @@ export class SiteHandler {
 
   /** A site of no project: the not-found page without a project's header. */
   bareNotFound(reply: FastifyReply): FastifyReply {
-    return reply
-      .code(404)
-      .header('cache-control', 'no-store')
-      .header('content-security-policy', "default-src 'none'")
-      .type(HTML)
-      .send(NO_SITE);
+    return sendNoSite(reply);
   }
 }
 
 // Ids are 32-bit on both databases: a larger one names no project (and PostgreSQL would refuse it).
 const validProjectId = (id: number): boolean => Number.isSafeInteger(id) && id >= 1 && id <= MAX_ID;
-
-/** The two answers that have no project to show: fixed documents, nothing of the request in them. */
-const NO_SITE = htmlDocument(
-  BareDocument({ title: 'Not found', text: 'No documentation site is at this address.' }),
-);
-const UNAVAILABLE = htmlDocument(
-  BareDocument({
-    title: 'Unavailable',
-    text: 'The documentation cannot be shown right now. Try again in a moment.',
-  }),
-);
-
-export const redirect = (status: 301 | 302, location: string): SiteAnswer => ({
-  status,
-  type: 'text/plain; charset=utf-8',
-  body: `Redirecting to ${location}`,
-  location,
-});

@@ -1,7 +1,8 @@
 import type { CurrentAddress, RedirectsService } from '../modules/redirects/redirects.service.ts';
 import type { SiteAddress } from './site.address.ts';
 import { href, type SiteContext } from './site.context.ts';
-import { redirect, type MissingHandler, type SiteHandler } from './site.handler.ts';
+import { redirect } from './site.answer.ts';
+import type { MissingHandler, SiteHandler } from './site.handler.ts';
 
 /**
  * The site's redirects (site.md §2), tried when an address names nothing readers can see: first

@@ -69,7 +69,7 @@ export function readAsk(url: string, versions: readonly ReaderVersionRow[]): Sea
 }
 
 /**
- * Search on the reader site (../shared/spec/site.md §2, §3): the results page, rendered on the server,
+ * Search on the reader site (the specification's site.md §2, §3): the results page, rendered on the server,
  * and the suggestions a script shows as the reader types. Both ask SearchService with a reader's
  * context, so they find what readers can see and nothing else, and both are answered from the
  * service's answers kept under the project's change stamp: the site keeps no answer per query.

@@ -4,6 +4,7 @@ import { ReaderMachine } from '../modules/readers/readers.machine.ts';
 import { registerChangelogs } from './site.changelogs.ts';
 import { describe } from './site.content.ts';
 import { SiteHandler } from './site.handler.ts';
+import { registerLanding } from './site.landing.ts';
 import { SiteLogin } from './site.login.ts';
 import { registerMachineFiles } from './site.machine.ts';
 import { registerPages } from './site.pages.ts';
@@ -17,6 +18,7 @@ import { registerRedirects } from './site.redirects.ts';
  */
 export function buildSite(deps: Deps): SiteHandler {
   const site = new SiteHandler(deps.config, deps.readers);
+  registerLanding(site);
   registerPages(site, deps.pages);
   new SiteSearch(site, deps).register();
   registerChangelogs(site, new ReaderChangelogs(deps.database.reader, deps.changelogs));

@@ -1,5 +1,5 @@
 import createClient from 'openapi-fetch';
-import type { components, paths } from './api.ts';
+import type { components, paths } from '../../packages/client/src/api.ts';
 
 type Page = components['schemas']['Page'];
 

@@ -3,8 +3,7 @@ import openapiTS, { astToString } from 'openapi-typescript';
 import prettier from 'prettier';
 import { openApiDocument } from '../../src/ops/openapi-dump.ts';
 
-export const CLIENT_TYPES_FILE = new URL('./api.ts', import.meta.url);
-/** The same types, in the SDK of packages/client. */
+/** The types, in the SDK of packages/client; the compile tests of test/client import them from there. */
 export const SDK_TYPES_FILE = new URL('../../packages/client/src/api.ts', import.meta.url);
 
 const HEADER = [
@@ -36,12 +35,11 @@ function withoutProse(value: unknown, inPropertyMap = false): unknown {
 export async function clientTypes(document: unknown): Promise<string> {
   const ast = await openapiTS(withoutProse(document) as Parameters<typeof openapiTS>[0]);
   const source = `${HEADER}${astToString(ast)}`;
-  const options = await prettier.resolveConfig(CLIENT_TYPES_FILE);
-  return prettier.format(source, { ...options, filepath: CLIENT_TYPES_FILE.pathname });
+  const options = await prettier.resolveConfig(SDK_TYPES_FILE);
+  return prettier.format(source, { ...options, filepath: SDK_TYPES_FILE.pathname });
 }
 
 if (import.meta.url === `file://${process.argv[1] ?? ''}`) {
   const types = await clientTypes(await openApiDocument());
-  fs.writeFileSync(CLIENT_TYPES_FILE, types);
   fs.writeFileSync(SDK_TYPES_FILE, types);
 }

@@ -182,9 +182,15 @@ export function useTestApp(options: TestAppOptions = {}): TestApp {
     await current?.close();
     current = undefined;
   });
+  return currentApp(() => current, 'useTestApp: no app outside a test');
+}
+
+/** A TestApp whose every field names what `current()` gives at the time (an app of a test's hooks). */
+export function currentApp(current: () => TestApp | undefined, missing: string): TestApp {
   const now = (): TestApp => {
-    if (!current) throw new Error('useTestApp: no app outside a test');
-    return current;
+    const app = current();
+    if (!app) throw new Error(missing);
+    return app;
   };
   return {
     get app() {

@@ -1,27 +1,20 @@
 import type { Executor } from '../../db/executor.ts';
+import { livePagesOfVersion, liveReferencesOfVersion, liveSectionsOfVersion } from '../../db/visibility.ts';
 
 /** The rows of one version's structure: live sections, their live pages, live references. */
 export const structureRepository = {
   sections(db: Executor, versionId: number) {
-    return db
-      .selectFrom('documentation')
-      .select(['id', 'title', 'slug', 'published', 'ordr'])
-      .where('version_id', '=', versionId)
-      .where('deleted_at', 'is', null)
-      .orderBy('ordr')
-      .orderBy('id')
+    return liveSectionsOfVersion(db, versionId)
+      .select(['d.id', 'd.title', 'd.slug', 'd.published', 'd.ordr'])
+      .orderBy('d.ordr')
+      .orderBy('d.id')
       .execute();
   },
 
   pages(db: Executor, versionId: number) {
-    return db
-      .selectFrom('pages as p')
-      .innerJoin('documentation as d', 'd.id', 'p.documentation_id')
+    return livePagesOfVersion(db, versionId)
       .select(['p.id', 'p.documentation_id', 'p.title', 'p.slug', 'p.listed'])
       .select((eb) => eb('p.content_draft', 'is not', null).as('has_draft'))
-      .where('d.version_id', '=', versionId)
-      .where('d.deleted_at', 'is', null)
-      .where('p.deleted_at', 'is', null)
       .orderBy('p.documentation_id')
       .orderBy('p.position')
       .orderBy('p.id')
@@ -29,14 +22,11 @@ export const structureRepository = {
   },
 
   references(db: Executor, versionId: number) {
-    return db
-      .selectFrom('api_references')
-      .select(['id', 'title', 'published'])
-      .select((eb) => eb('definition_draft', 'is not', null).as('has_draft'))
-      .where('version_id', '=', versionId)
-      .where('deleted_at', 'is', null)
-      .orderBy('ordr')
-      .orderBy('id')
+    return liveReferencesOfVersion(db, versionId)
+      .select(['r.id', 'r.title', 'r.published'])
+      .select((eb) => eb('r.definition_draft', 'is not', null).as('has_draft'))
+      .orderBy('r.ordr')
+      .orderBy('r.id')
       .execute();
   },
 };

@@ -8,13 +8,14 @@ import type { Executor } from '../../db/executor.ts';
 import type { Transaction } from 'kysely';
 import type { Database } from '../../db/schema.ts';
 import type { MailKind } from '../../db/schema.reader-login.ts';
-import { inTransaction, ownTransaction } from '../../db/transaction.ts';
+import { ownTransaction } from '../../db/transaction.ts';
 import type { CounterStore } from '../../ratelimit/counter-store.ts';
 import { toStoredDate } from '../../shared/dates.ts';
 import { isEmail, normaliseEmail } from '../../shared/email.ts';
 import { readerAuditRow, writeAuditRow, type ReaderEvent } from '../audit/audit.reader-events.ts';
 import { mailOutboxRepository as outbox } from './mail-outbox.repository.ts';
-import { jwtKeyDigest, storedJwtKey } from './reader-jwt-key.ts';
+import { jwtKeyDigest } from './reader-jwt-key.ts';
+import { saveJwtKey } from './reader-jwt-key.setting.ts';
 import { readerLoginRepository as repo } from './reader-login.repository.ts';
 import { sessionIdOf, signedSession } from './reader-session-cookie.ts';
 import type { SiteKeys } from './site-keys.ts';
@@ -206,38 +207,8 @@ export class ReaderLoginService {
    * Sets or clears the key of the project's own login (`--reader-jwt-key FILE`, '' clears): audited
    * under `security` as its algorithm and a digest, never the key.
    */
-  async setJwtKey(ctx: UseCaseContext, file: Buffer | null): Promise<void> {
-    const stored = file === null ? null : storedJwtKey(file, () => this.keys.sealer());
-    const projectId = ctx.scope.project.id;
-    await inTransaction(this.database.db, ctx, async (tx) => {
-      const before = await repo.jwtKey(tx.transaction, projectId);
-      const at = toStoredDate(this.clock.now());
-      await repo.setJwtKey(tx.transaction, projectId, stored, at);
-      const describe = (value: string | null) =>
-        value === null
-          ? null
-          : `${value.slice(0, value.indexOf(':'))} key, sha256 ${jwtKeyDigest(value).slice(0, 16)}…`;
-      await writeAuditRow(tx.transaction, {
-        project_id: projectId,
-        timestamp: at,
-        scope: 'security',
-        entity: 'project',
-        entity_id: String(projectId),
-        operation: 'UPD',
-        message: 'Project readerJwtKey changed',
-        details: JSON.stringify({
-          field: 'readerJwtKey',
-          from: describe(before),
-          to: describe(stored),
-          source: ctx.actor.kind,
-        }),
-        ip_address: ctx.ipAddress,
-        user_label: null,
-        api_key_label: null,
-        version_id: null,
-        project_wide: 1,
-      });
-    });
+  setJwtKey(ctx: UseCaseContext, file: Buffer | null): Promise<void> {
+    return saveJwtKey(this.database.db, this.clock, ctx, file, () => this.keys.sealer());
   }
 
   /** Forgets links and sessions that ended a day ago or more. */

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { setImmediate } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
 import { assertMay, assertVersionInScope, type Scope, type UseCaseContext } from '../../auth/actor.ts';
@@ -19,11 +18,10 @@ import type { VersionsService } from '../versions/versions.service.ts';
 import { DefinitionConverter } from './definition.converter.ts';
 import { fileProblem, type DefinitionFormat } from '../../openapi/definition.parser.ts';
 import type { ReferenceView } from '../../openapi/reference-view.types.ts';
-import { LruCache } from '../../shared/lru-cache.ts';
-import { utf8Text } from '../../shared/serialised.ts';
 import type { ChangeReport } from '../../openapi/definition-diff.types.ts';
 import { ReferenceChanges, sameDefinition, type StoredDefinition } from './references.changes.ts';
 import { presentReference, type Reference } from './references.presenter.ts';
+import { ReferenceViews } from './reference-views.ts';
 import {
   referenceRevisionsRepository as revisions,
   type RevisionAuthor,
@@ -57,9 +55,6 @@ export interface UploadInput {
 /** From this size on, an upload's text is written in a later turn of the event loop than it arrived in. */
 const YIELD_AFTER_CHARS = 64 * 1024;
 const uploadPermission = (publish: boolean): Permission => (publish ? 'reference.publish' : 'reference.edit');
-/** Views of published definitions kept for the reader site, weighed by their JSON's size. */
-const VIEWS_KEPT = 200;
-const VIEW_BYTES_KEPT = 32 * 1024 * 1024;
 /**
  * Reports made before an upload's transaction, at most, when other writes keep replacing the
  * definition meanwhile; the next one is made inside the transaction.
@@ -78,11 +73,7 @@ class ReplacedMeanwhile extends Error {}
 export class ReferencesService {
   private readonly converter: DefinitionConverter;
   private readonly reports: ReferenceChanges;
-  private readonly views = new LruCache<{ view: ReferenceView | null; bytes: number }>(
-    VIEWS_KEPT,
-    VIEW_BYTES_KEPT,
-    (kept) => 200 + kept.bytes,
-  );
+  private readonly views: ReferenceViews;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -95,6 +86,7 @@ export class ReferencesService {
   ) {
     this.converter = new DefinitionConverter(workers);
     this.reports = new ReferenceChanges(reader, workers, dialect);
+    this.views = new ReferenceViews(reader, workers);
   }
 
   /** A reference of the scope's project, honouring its version scope (404 / 403). */
@@ -288,21 +280,8 @@ export class ReferencesService {
    * of the stored text: the site renders the page again after any change of the project, and only a
    * new definition needs a new view.
    */
-  async publishedView(projectId: number, id: number): Promise<ReferenceView | null> {
-    const row = await repo.findById(this.reader, projectId, id);
-    if (!row || row.published !== 1) return null;
-    const stored = await repo.definition(this.reader, id, false);
-    if (!stored) return null;
-    const key = `${createHash('sha256').update(stored.text).digest('base64')}:${stored.format}`;
-    const kept = this.views.get(key);
-    if (kept) return kept.view;
-    const json = await unavailableIfTaskFails('The reference could not be shown', () =>
-      this.workers.run({ kind: 'referenceView', definition: stored.text, format: stored.format }),
-    );
-    // The worker wrote it from a ReferenceView (src/workers/tasks.ts).
-    const view = JSON.parse(utf8Text(json)) as ReferenceView | null;
-    this.views.set(key, { view, bytes: json.byteLength });
-    return view;
+  publishedView(projectId: number, id: number): Promise<ReferenceView | null> {
+    return this.views.published(projectId, id);
   }
 
   /** Parses and validates an upload in a worker thread, once: its text, format and title. */

@@ -32,7 +32,7 @@ export interface PageProps {
   feedbackAction: string | null;
 }
 
-/** A documentation page (../shared/spec/site.md §3). */
+/** A documentation page (the specification's site.md §3). */
 export function PageDocument(props: PageProps) {
   const { site, navigation, section, page, toc } = props;
   return (

@@ -23,7 +23,7 @@ export interface ReferenceProps {
 /** Past this many operations the table of contents lists the groups only. */
 const TOC_OPERATIONS = 200;
 
-/** An API reference (../shared/spec/site.md §4): its operations grouped by tag. */
+/** An API reference (the specification's site.md §4): its operations grouped by tag. */
 export function ReferenceDocument(props: ReferenceProps) {
   const { site, navigation, reference, view } = props;
   const operations = view.groups.reduce((sum, group) => sum + group.operations.length, 0);

@@ -27,7 +27,7 @@ export interface SearchProps {
 }
 
 /**
- * The search page (../shared/spec/site.md §2): a form that works without scripts, then the results
+ * The search page (the specification's site.md §2): a form that works without scripts, then the results
  * of the query, each a link to its section of a page. Never indexed by search engines.
  */
 export function SearchDocument({ site, q, version, refusal, results }: SearchProps) {
