@@ -1,56 +1,88 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /** What a server of ours is called in the `initialize` answer. */
 export const SERVER_INFO = { name: 'quire', version: '1' } as const;
 
-/** Adds a server's tools to a new McpServer, for one request. */
-export type ToolsOf = (server: McpServer) => void;
+/** The caller a tool call runs for, from the `extra` the SDK gives every tool callback. */
+export type CallerOf<C> = (extra: { authInfo?: AuthInfo }) => C;
+
+/** Adds a server's tools to a new McpServer, once: each call finds its caller through `callerOf`. */
+export type ToolsOf<C> = (server: McpServer, callerOf: CallerOf<C>) => void;
 
 /** The most a request to an MCP server may send: a page's content (4,000,000 characters) and room. */
 export const MCP_BODY_LIMIT = 5 * 1024 * 1024;
 
+/** Idle servers kept for the next requests: as many as requests are answered at once, usually. */
+const IDLE_SERVERS = 16;
+
 /**
- * Answers the requests of a stateless Streamable HTTP server (docs/decisions/0034-mcp-servers.md): a
- * new McpServer and transport for each request alone, so any instance answers any request, with
- * answers in JSON rather than a stream, sent back through Fastify's reply so that its hooks (the
- * request log) see them as any other answer. The JSON Schema validator a server is made with is
- * made once here: making one (an Ajv instance) cost more than the rest of a search call.
+ * Answers the requests of a stateless Streamable HTTP server (docs/decisions/0034-mcp-servers.md),
+ * with answers in JSON rather than a stream, sent back through Fastify's reply so that its hooks (the
+ * request log) see them as any other answer. Each request gets a new transport (the SDK's stateless
+ * transport serves one request alone, so JSON-RPC ids of two clients never meet) and a server of its
+ * own while it is answered: a server with its tools registered is taken from the idle ones, or made,
+ * connected to the request's transport, closed, and kept for a later request. So a server answers
+ * one request at a time, and its tools are registered once rather than per request. What a tool
+ * needs of the caller (a site's view, an API key's gate, the request's log) travels with the
+ * request: the transport hands the request's `authInfo` to every call, and the caller is found by
+ * that object's identity, never by anything a client sends. A server that answered `initialize`
+ * holds that client's capabilities, and is dropped instead of kept.
  */
-export class McpAnswerer {
+export class McpAnswerer<C> {
   private readonly validator = new AjvJsonSchemaValidator();
+  private readonly idle: McpServer[] = [];
+  private readonly callers = new WeakMap<AuthInfo, C>();
 
-  answer(request: FastifyRequest, reply: FastifyReply, body: unknown, tools: ToolsOf): Promise<FastifyReply> {
-    return answerMcp(request, reply, body, tools, this.validator);
-  }
-}
+  constructor(private readonly tools: ToolsOf<C>) {}
 
-async function answerMcp(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  body: unknown,
-  tools: ToolsOf,
-  validator: AjvJsonSchemaValidator,
-): Promise<FastifyReply> {
-  const server = new McpServer(SERVER_INFO, { capabilities: { tools: {} }, jsonSchemaValidator: validator });
-  tools(server);
-  const transport = new WebStandardStreamableHTTPServerTransport({
-    sessionIdGenerator: undefined,
-    enableJsonResponse: true,
-  });
-  try {
-    await server.connect(transport);
-    const answer = await transport.handleRequest(webRequest(request), { parsedBody: body });
-    reply.code(answer.status);
-    answer.headers.forEach((value, name) => {
-      if (name !== 'content-length') reply.header(name, value);
+  private readonly callerOf: CallerOf<C> = (extra) => {
+    const caller = extra.authInfo === undefined ? undefined : this.callers.get(extra.authInfo);
+    if (caller === undefined) throw new Error('A tool was called without its request.');
+    return caller;
+  };
+
+  private server(): McpServer {
+    const kept = this.idle.pop();
+    if (kept !== undefined) return kept;
+    const server = new McpServer(SERVER_INFO, {
+      capabilities: { tools: {} },
+      jsonSchemaValidator: this.validator,
     });
-    return await reply.send(answer.body === null ? '' : await answer.text());
-  } finally {
-    await transport.close();
-    await server.close();
+    this.tools(server, this.callerOf);
+    return server;
+  }
+
+  async answer(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    body: unknown,
+    caller: C,
+  ): Promise<FastifyReply> {
+    const server = this.server();
+    const authInfo: AuthInfo = { token: '', clientId: '', scopes: [] };
+    this.callers.set(authInfo, caller);
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
+    try {
+      await server.connect(transport);
+      const answer = await transport.handleRequest(webRequest(request), { parsedBody: body, authInfo });
+      reply.code(answer.status);
+      answer.headers.forEach((value, name) => {
+        if (name !== 'content-length') reply.header(name, value);
+      });
+      return await reply.send(answer.body === null ? '' : await answer.text());
+    } finally {
+      await server.close();
+      if (this.idle.length < IDLE_SERVERS && server.server.getClientCapabilities() === undefined) {
+        this.idle.push(server);
+      }
+    }
   }
 }
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.ts';
-import { registerReaderTools } from '../mcp/mcp.reader-tools.ts';
+import { registerReaderTools, type ReaderCaller } from '../mcp/mcp.reader-tools.ts';
 import { toolFailure } from '../mcp/mcp.results.ts';
 import { McpAnswerer, methodNotAllowed, refusal } from '../mcp/mcp.transport.ts';
 import { ReaderMachine } from '../modules/readers/readers.machine.ts';
@@ -28,7 +28,7 @@ const HOST_MCP = /\/mcp(?:\/connect)?\/?$/;
  */
 export function registerSiteMcp(app: FastifyInstance, site: SiteHandler, deps: Deps): void {
   const limit = Math.max(1, Math.floor(MCP_LIMIT * deps.config.rateLimitScale));
-  const answerer = new McpAnswerer();
+  const answerer = new McpAnswerer<ReaderCaller>(registerReaderTools);
   const sources: SiteMcpDeps = {
     pages: deps.pages,
     search: deps.search,
@@ -66,9 +66,7 @@ export function registerSiteMcp(app: FastifyInstance, site: SiteHandler, deps: D
     if (body === 400) return refusal(reply, 400, 'The request body is not JSON.');
     const source = siteMcpSource(site, context, sources);
     reply.header('cache-control', 'no-store');
-    return answerer.answer(request, reply, body.json, (server) =>
-      registerReaderTools(server, source, toolFailure(request.log)),
-    );
+    return answerer.answer(request, reply, body.json, { source, failed: toolFailure(request.log) });
   };
 
   app.addHook('onRequest', (request, reply, done) => {
