@@ -37,11 +37,12 @@ export function siteMcpSource(handler: SiteHandler, site: SiteContext, deps: Sit
   return {
     async search(query, version) {
       if (version !== undefined) chooseVersion(site.view.versions, version);
-      const body = await deps.search.searchJson(handler.readers.context(site.view.project), {
-        query,
-        hits: HITS,
-        ...(version === undefined ? {} : { version_slug: version }),
-      });
+      // The stamp the site read first (site.handler.ts), before anything of the answer.
+      const body = await deps.search.searchJson(
+        handler.readers.context(site.view.project),
+        { query, hits: HITS, ...(version === undefined ? {} : { version_slug: version }) },
+        site.stamp,
+      );
       const found = JSON.parse(body) as SearchResult;
       return found.hits.map((hit) => mcpHit(hit, (path) => absolute(site, path)));
     },
