@@ -3,6 +3,7 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { RequestRelay } from './mcp.relay.ts';
 
 /** What a server of ours is called in the `initialize` answer. */
 export const SERVER_INFO = { name: 'quire', version: '1' } as const;
@@ -24,9 +25,10 @@ const IDLE_SERVERS = 16;
  * with answers in JSON rather than a stream, sent back through Fastify's reply so that its hooks (the
  * request log) see them as any other answer. Each request gets a new transport (the SDK's stateless
  * transport serves one request alone, so JSON-RPC ids of two clients never meet) and a server of its
- * own while it is answered: a server with its tools registered is taken from the idle ones, or made,
- * connected to the request's transport, closed, and kept for a later request. So a server answers
- * one request at a time, and its tools are registered once rather than per request. What a tool
+ * own while it is answered: a server with its tools registered, taken from the idle ones or made,
+ * whose relay (src/mcp/mcp.relay.ts) is attached to the request's transport, then detached, and
+ * the server kept for a later request. So a server answers one request at a time, and it is made,
+ * its tools registered and connected once rather than per request. What a tool
  * needs of the caller (a site's view, an API key's gate, the request's log) travels with the
  * request: the transport hands the request's `authInfo` to every call, and the caller is found by
  * that object's identity, never by anything a client sends. A server that answered `initialize`
@@ -34,7 +36,7 @@ const IDLE_SERVERS = 16;
  */
 export class McpAnswerer<C> {
   private readonly validator = new AjvJsonSchemaValidator();
-  private readonly idle: McpServer[] = [];
+  private readonly idle: KeptServer[] = [];
   private readonly callers = new WeakMap<AuthInfo, C>();
 
   constructor(private readonly tools: ToolsOf<C>) {}
@@ -45,7 +47,7 @@ export class McpAnswerer<C> {
     return caller;
   };
 
-  private server(): McpServer {
+  private async server(): Promise<KeptServer> {
     const kept = this.idle.pop();
     if (kept !== undefined) return kept;
     const server = new McpServer(SERVER_INFO, {
@@ -53,7 +55,9 @@ export class McpAnswerer<C> {
       jsonSchemaValidator: this.validator,
     });
     this.tools(server, this.callerOf);
-    return server;
+    const relay = new RequestRelay();
+    await server.connect(relay);
+    return { server, relay };
   }
 
   async answer(
@@ -62,15 +66,15 @@ export class McpAnswerer<C> {
     body: unknown,
     caller: C,
   ): Promise<FastifyReply> {
-    const server = this.server();
+    const kept = await this.server();
     const authInfo: AuthInfo = { token: '', clientId: '', scopes: [] };
     this.callers.set(authInfo, caller);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
     });
+    kept.relay.attach(transport);
     try {
-      await server.connect(transport);
       const answer = await transport.handleRequest(webRequest(request), { parsedBody: body, authInfo });
       reply.code(answer.status);
       answer.headers.forEach((value, name) => {
@@ -78,12 +82,21 @@ export class McpAnswerer<C> {
       });
       return await reply.send(answer.body === null ? '' : await answer.text());
     } finally {
-      await server.close();
-      if (this.idle.length < IDLE_SERVERS && server.server.getClientCapabilities() === undefined) {
-        this.idle.push(server);
+      kept.relay.detach();
+      await transport.close();
+      if (this.idle.length < IDLE_SERVERS && kept.server.server.getClientCapabilities() === undefined) {
+        this.idle.push(kept);
+      } else {
+        await kept.server.close();
       }
     }
   }
+}
+
+/** A server with its tools, connected once, through its relay, to the request it answers. */
+interface KeptServer {
+  server: McpServer;
+  relay: RequestRelay;
 }
 
 /** The headers the transport reads (content negotiation, protocol version, session, resumption). */
