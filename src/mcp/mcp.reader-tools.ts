@@ -33,7 +33,7 @@ export interface McpListedPage {
  * an API key's (src/mcp/mcp.key-source.ts). Each throws an AppError for what the caller cannot have.
  */
 export interface McpReadSource {
-  search(query: string, version: string | undefined): Promise<McpHit[]>;
+  search(query: string, version: string | undefined): Promise<readonly McpHit[]>;
   readPage(path: string): Promise<McpPage>;
   listPages(version: string | undefined, section: string | undefined): Promise<McpListedPage[]>;
   /** The operations of a reference readers can see, by its slug, site path or URL. */

@@ -2,6 +2,7 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { ProjectSettings } from '../auth/actor.ts';
 import type { Deps } from '../deps.ts';
 import { siteHostOf } from '../shared/site-host.ts';
+import { McpHits } from './mcp.hits.ts';
 import { idempotencyKeyOf, KeyGate, keyOf, type KeyRefusal } from './mcp.key-gate.ts';
 import { keySource } from './mcp.key-source.ts';
 import { registerReaderTools, type ReaderCaller } from './mcp.reader-tools.ts';
@@ -21,7 +22,7 @@ const isRefusal = (value: unknown): value is KeyRefusal =>
  * request carries tool calls, and each call is admitted as the operation it runs (KeyGate).
  */
 export const mcpRoutes: FastifyPluginAsync<{ deps: Deps }> = async (app, { deps }) => {
-  const sources = { reader: deps.database.reader, ...deps };
+  const sources = { reader: deps.database.reader, ...deps, hits: new McpHits() };
   const answerer = new McpAnswerer<ReaderCaller & WriterCaller>((server, callerOf) => {
     registerReaderTools(server, callerOf);
     registerWriterTools(server, sources, callerOf);

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.ts';
+import { McpHits } from '../mcp/mcp.hits.ts';
 import { registerReaderTools, type ReaderCaller } from '../mcp/mcp.reader-tools.ts';
 import { toolFailure } from '../mcp/mcp.results.ts';
 import { McpAnswerer, methodNotAllowed, refusal } from '../mcp/mcp.transport.ts';
@@ -34,6 +35,7 @@ export function registerSiteMcp(app: FastifyInstance, site: SiteHandler, deps: D
     search: deps.search,
     references: deps.references,
     machine: new ReaderMachine(deps.database.reader, describe),
+    hits: new McpHits(),
   };
 
   const serve = async (request: FastifyRequest, reply: FastifyReply, at: SiteRequest) => {
