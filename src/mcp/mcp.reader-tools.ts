@@ -1,4 +1,5 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { OperationView } from '../openapi/reference-view.types.ts';
 import { NotFoundError } from '../errors.ts';
@@ -62,6 +63,21 @@ export interface ReaderCaller {
   failed: ToolFailure;
 }
 
+/**
+ * Search results by their hits: kept hits (src/mcp/mcp.hits.ts) are the same array while their
+ * answer is, and their result, serialised once, is given again rather than made for each call.
+ */
+const searchResults = new WeakMap<readonly McpHit[], CallToolResult>();
+
+function searchResult(hits: readonly McpHit[]): CallToolResult {
+  let result = searchResults.get(hits);
+  if (result === undefined) {
+    result = jsonResult({ hits });
+    searchResults.set(hits, result);
+  }
+  return result;
+}
+
 /** Registers search, read_page, list_pages and get_operation, each over its caller's source. */
 export function registerReaderTools(server: McpServer, callerOf: CallerOf<ReaderCaller>): void {
   server.registerTool(
@@ -74,7 +90,7 @@ export function registerReaderTools(server: McpServer, callerOf: CallerOf<Reader
     },
     ({ query, version }, extra) => {
       const { source, failed } = callerOf(extra);
-      return toolCall(failed, async () => jsonResult({ hits: await source.search(query, version) }));
+      return toolCall(failed, async () => searchResult(await source.search(query, version)));
     },
   );
   server.registerTool(
