@@ -32,7 +32,8 @@ const IDLE_SERVERS = 16;
  * needs of the caller (a site's view, an API key's gate, the request's log) travels with the
  * request: the transport hands the request's `authInfo` to every call, and the caller is found by
  * that object's identity, never by anything a client sends. A server that answered `initialize`
- * holds that client's capabilities, and is dropped instead of kept.
+ * holds that client's capabilities, and one whose request failed may still be running a call: such
+ * servers are closed instead of kept.
  */
 export class McpAnswerer<C> {
   private readonly validator = new AjvJsonSchemaValidator();
@@ -74,8 +75,11 @@ export class McpAnswerer<C> {
       enableJsonResponse: true,
     });
     kept.relay.attach(transport);
+    let answered = false;
     try {
       const answer = await transport.handleRequest(webRequest(request), { parsedBody: body, authInfo });
+      // Every call of the request has been answered: nothing of it is left running in the server.
+      answered = true;
       reply.code(answer.status);
       answer.headers.forEach((value, name) => {
         if (name !== 'content-length') reply.header(name, value);
@@ -84,7 +88,8 @@ export class McpAnswerer<C> {
     } finally {
       kept.relay.detach();
       await transport.close();
-      if (this.idle.length < IDLE_SERVERS && kept.server.server.getClientCapabilities() === undefined) {
+      const clean = answered && kept.server.server.getClientCapabilities() === undefined;
+      if (clean && this.idle.length < IDLE_SERVERS) {
         this.idle.push(kept);
       } else {
         await kept.server.close();
