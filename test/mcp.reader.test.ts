@@ -1,7 +1,7 @@
 import { SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { adminContext, createProject, createVersion, createWorld } from './helpers/factories.ts';
-import { call, listening, mcpClient, ok, textOf, toolError } from './helpers/mcp-client.ts';
+import { call, listening, mcpClient, ok, burst, textOf, toolError } from './helpers/mcp-client.ts';
 import { upload } from './helpers/references.ts';
 import { useTestApp } from './helpers/test-app.ts';
 import { cookieOf, hs256Secret } from './site/login-helpers.ts';
@@ -99,6 +99,40 @@ describe('the reader MCP server at {site}/mcp', () => {
     expect(wombat.hits.every((hit) => hit.url.startsWith(s.root))).toBe(true);
     expect(await toolError(client, 'search', { query: 'x', version: 'v2' })).toContain("No version 'v2'");
     await client.close();
+  });
+
+  it("answers calls to two sites at once each with its own site's pages and its own id", async () => {
+    const s = await publicSite();
+    const sites = [
+      { url: `${s.root}/mcp`, title: 'Install the wombat', root: s.root },
+      {
+        url: `${s.origin}/sites/${s.other.project.id}/mcp`,
+        title: 'Elsewhere',
+        root: `${s.origin}/sites/${s.other.project.id}`,
+      },
+    ];
+    // Both sites are sent id 1 and an id of their own, over and over, all at once.
+    const calls = Array.from({ length: 10 }, (_, round) =>
+      sites.flatMap((site, i) =>
+        [1, 100 * (i + 1) + round].map((id) => ({
+          url: site.url,
+          headers: {},
+          id,
+          name: 'search',
+          args: { query: 'wombatine' },
+          site,
+        })),
+      ),
+    ).flat();
+    const answers = await burst(calls);
+    expect(answers).toHaveLength(40);
+    for (const [i, a] of answers.entries()) {
+      const site = calls[i]?.site;
+      const hits = (a.result.structuredContent as { hits: Hit[] }).hits;
+      expect([a.status, a.id]).toEqual([200, calls[i]?.id]);
+      expect(hits.map((h) => h.title)).toEqual([site?.title]);
+      expect(hits.every((h) => h.url.startsWith(`${site?.root ?? '-'}/`))).toBe(true);
+    }
   });
 
   it('reads a page as Markdown by path or URL; unlisted ones too, never drafts or hidden versions', async () => {

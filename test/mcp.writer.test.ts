@@ -1,7 +1,8 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { auditEntries, createKey, createVersion, createWorld } from './helpers/factories.ts';
-import { call, listening, mcpClient, ok, textOf, toolError } from './helpers/mcp-client.ts';
+import { call, listening, mcpClient, ok, burst, textOf, toolError } from './helpers/mcp-client.ts';
 import { client, useTestApp } from './helpers/test-app.ts';
 import { petsDefinition } from './site/reference-definitions.ts';
 import { createDocumentation, sitePage } from './site/site-helpers.ts';
@@ -312,6 +313,51 @@ describe('the writer MCP server at /api/v1/mcp', () => {
     expect(await toolError(c, 'list_pages', {})).toMatch(/Rate limit of 30 .* listAll.*\(429\)/);
     expect((await client(t.app, w.key).get('/all')).statusCode).toBe(429);
     await c.close();
+  });
+
+  it('answers calls of different keys at once each with its own key and its own id', async () => {
+    const w = await world();
+    const url = `${w.origin}/api/v1/mcp`;
+    // Keys of two projects, a version-scoped key, and a key without page.read: each sees its own.
+    const callers = [
+      { key: w.key, tool: 'search', args: { query: 'wombat' }, answer: 'Install,Next' },
+      { key: w.other.key, tool: 'search', args: { query: 'wombat' }, answer: 'Theirs' },
+      { key: w.scoped, tool: 'search', args: { query: 'wombat' }, answer: 'Install' },
+      { key: w.reader, tool: 'read_page', args: { path: '/v1/guides/draft' }, answer: 'draft' },
+      { key: w.lister, tool: 'read_page', args: { path: '/v1/guides/draft' }, answer: 'refused' },
+    ];
+    const seen = (result: CallToolResult) => {
+      if (result.isError === true) return textOf(result).includes("'page.read'") ? 'refused' : textOf(result);
+      const content = result.structuredContent as { hits?: Listed[]; contents?: string };
+      return (
+        content.hits
+          ?.map((h) => h.title)
+          .sort()
+          .join(',') ?? content.contents
+      );
+    };
+    // Every caller sends id 1 and an id of its own, over and over, all at once.
+    const calls = Array.from({ length: 8 }, (_, round) =>
+      callers.flatMap((c, i) =>
+        [1, 100 * (i + 1) + round].map((id) => ({
+          url,
+          headers: { 'x-api-key': c.key },
+          id,
+          name: c.tool,
+          args: c.args,
+          want: c.answer,
+        })),
+      ),
+    ).flat();
+    const answers = await burst(calls);
+    expect(answers).toHaveLength(80);
+    for (const [i, a] of answers.entries()) {
+      expect({ status: a.status, id: a.id, answer: seen(a.result) }).toEqual({
+        status: 200,
+        id: calls[i]?.id,
+        answer: calls[i]?.want,
+      });
+    }
   });
 
   it('answers bad input with a tool error naming the argument', async () => {

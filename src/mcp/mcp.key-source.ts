@@ -3,10 +3,10 @@ import type { AllService } from '../modules/all/all.service.ts';
 import type { Page } from '../modules/pages/pages.presenter.ts';
 import type { PagesService } from '../modules/pages/pages.service.ts';
 import type { ReferencesService } from '../modules/references/references.service.ts';
-import type { SearchResult, SearchService } from '../modules/search/search.service.ts';
+import type { SearchService } from '../modules/search/search.service.ts';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.ts';
-import { mcpHit } from './mcp.hits.ts';
+import type { McpHits } from './mcp.hits.ts';
 import type { KeyGate } from './mcp.key-gate.ts';
 import type { McpReadSource } from './mcp.reader-tools.ts';
 
@@ -18,6 +18,8 @@ export interface KeySourceDeps {
   pages: PagesService;
   search: SearchService;
   references: ReferencesService;
+  /** the hits of search answers, kept for this server's calls */
+  hits: McpHits;
 }
 
 /** The four dictionaries of `GET /all`, as far as the tools read them. */
@@ -59,7 +61,7 @@ export function keySource(gate: KeyGate, deps: KeySourceDeps, siteRoot: string):
         hits: HITS,
         ...(version === undefined ? {} : { version_slug: version }),
       });
-      return (JSON.parse(body) as SearchResult).hits.map((hit) => mcpHit(hit, url));
+      return deps.hits.of(body, siteRoot, url);
     },
 
     async readPage(path) {

@@ -1,9 +1,11 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { OperationView } from '../openapi/reference-view.types.ts';
 import { NotFoundError } from '../errors.ts';
 import { slugify } from '../shared/slug.ts';
 import { jsonResult, toolCall, type ToolFailure } from './mcp.results.ts';
+import type { CallerOf } from './mcp.transport.ts';
 
 /** A search hit as the tools give it: where it is, as a reader would open it. */
 export interface McpHit {
@@ -32,7 +34,7 @@ export interface McpListedPage {
  * an API key's (src/mcp/mcp.key-source.ts). Each throws an AppError for what the caller cannot have.
  */
 export interface McpReadSource {
-  search(query: string, version: string | undefined): Promise<McpHit[]>;
+  search(query: string, version: string | undefined): Promise<readonly McpHit[]>;
   readPage(path: string): Promise<McpPage>;
   listPages(version: string | undefined, section: string | undefined): Promise<McpListedPage[]>;
   /** The operations of a reference readers can see, by its slug, site path or URL. */
@@ -55,8 +57,29 @@ export const ReaderInputs = {
   }),
 };
 
-/** Registers search, read_page, list_pages and get_operation over a source. */
-export function registerReaderTools(server: McpServer, source: McpReadSource, failed: ToolFailure): void {
+/** Whom a reader tool answers: what it reads through, and how its failures are answered. */
+export interface ReaderCaller {
+  source: McpReadSource;
+  failed: ToolFailure;
+}
+
+/**
+ * Search results by their hits: kept hits (src/mcp/mcp.hits.ts) are the same array while their
+ * answer is, and their result, serialised once, is given again rather than made for each call.
+ */
+const searchResults = new WeakMap<readonly McpHit[], CallToolResult>();
+
+function searchResult(hits: readonly McpHit[]): CallToolResult {
+  let result = searchResults.get(hits);
+  if (result === undefined) {
+    result = jsonResult({ hits });
+    searchResults.set(hits, result);
+  }
+  return result;
+}
+
+/** Registers search, read_page, list_pages and get_operation, each over its caller's source. */
+export function registerReaderTools(server: McpServer, callerOf: CallerOf<ReaderCaller>): void {
   server.registerTool(
     'search',
     {
@@ -65,8 +88,10 @@ export function registerReaderTools(server: McpServer, source: McpReadSource, fa
       inputSchema: ReaderInputs.search,
       annotations: { readOnlyHint: true },
     },
-    ({ query, version }) =>
-      toolCall(failed, async () => jsonResult({ hits: await source.search(query, version) })),
+    ({ query, version }, extra) => {
+      const { source, failed } = callerOf(extra);
+      return toolCall(failed, async () => searchResult(await source.search(query, version)));
+    },
   );
   server.registerTool(
     'read_page',
@@ -76,14 +101,16 @@ export function registerReaderTools(server: McpServer, source: McpReadSource, fa
       inputSchema: ReaderInputs.read_page,
       annotations: { readOnlyHint: true },
     },
-    ({ path }) =>
-      toolCall(failed, async () => {
+    ({ path }, extra) => {
+      const { source, failed } = callerOf(extra);
+      return toolCall(failed, async () => {
         const page = await source.readPage(path);
         return {
           content: [{ type: 'text', text: `# ${page.title}\n\nURL: ${page.url}\n\n${page.markdown}` }],
           structuredContent: { ...page },
         };
-      }),
+      });
+    },
   );
   server.registerTool(
     'list_pages',
@@ -93,8 +120,10 @@ export function registerReaderTools(server: McpServer, source: McpReadSource, fa
       inputSchema: ReaderInputs.list_pages,
       annotations: { readOnlyHint: true },
     },
-    ({ version, section }) =>
-      toolCall(failed, async () => jsonResult({ pages: await source.listPages(version, section) })),
+    ({ version, section }, extra) => {
+      const { source, failed } = callerOf(extra);
+      return toolCall(failed, async () => jsonResult({ pages: await source.listPages(version, section) }));
+    },
   );
   server.registerTool(
     'get_operation',
@@ -104,8 +133,9 @@ export function registerReaderTools(server: McpServer, source: McpReadSource, fa
       inputSchema: ReaderInputs.get_operation,
       annotations: { readOnlyHint: true },
     },
-    ({ reference, operation }) =>
-      toolCall(failed, async () => {
+    ({ reference, operation }, extra) => {
+      const { source, failed } = callerOf(extra);
+      return toolCall(failed, async () => {
         const found = await source.operations(reference);
         const chosen = chooseOperation(found.operations, operation);
         if (chosen === null) {
@@ -115,7 +145,8 @@ export function registerReaderTools(server: McpServer, source: McpReadSource, fa
         }
         const { curl: _curl, fragment, ...described } = chosen;
         return jsonResult({ reference: found.title, url: `${found.url}#${fragment}`, ...described });
-      }),
+      });
+    },
   );
 }
 

@@ -5,6 +5,7 @@ import type { ReferencesService } from '../modules/references/references.service
 import type { KeyGate } from './mcp.key-gate.ts';
 import { allOf, type KeySourceDeps } from './mcp.key-source.ts';
 import { jsonResult, toolCall, type ToolFailure } from './mcp.results.ts';
+import type { CallerOf } from './mcp.transport.ts';
 import { searchReplace } from './mcp.search-replace.ts';
 
 /** Text PostgreSQL can store: both databases answer alike (as the API's NUL check, src/http/pipeline.ts). */
@@ -58,11 +59,16 @@ export interface WriterDeps extends KeySourceDeps {
  * key's context after the operation's rate limit and permission, and under the request's
  * Idempotency-Key when it has one.
  */
+/** Whom a writer tool answers: the request's key, and how its failures are answered. */
+export interface WriterCaller {
+  gate: KeyGate;
+  failed: ToolFailure;
+}
+
 export function registerWriterTools(
   server: McpServer,
-  gate: KeyGate,
   deps: WriterDeps,
-  failed: ToolFailure,
+  callerOf: CallerOf<WriterCaller>,
 ): void {
   server.registerTool(
     'create_page',
@@ -71,14 +77,16 @@ export function registerWriterTools(
         'Create a page in a documentation section (its id): the content (Darkdown) is the draft; the page is not listed until published.',
       inputSchema: WriterInputs.create_page,
     },
-    (args) =>
-      toolCall(failed, async () => {
+    (args, extra) => {
+      const { gate, failed } = callerOf(extra);
+      return toolCall(failed, async () => {
         await gate.admit('createPage', 'page.edit');
         return gate.write('create_page', args, async (ctx) => {
           const { documentationId, ...input } = args;
           return jsonResult({ ...(await deps.pages.create(ctx, documentationId, input)) });
         });
-      }),
+      });
+    },
   );
   server.registerTool(
     'update_page',
@@ -87,14 +95,16 @@ export function registerWriterTools(
         "Update a page's title, slug or draft content; absent fields stay. A title without a slug makes the slug again from the title.",
       inputSchema: WriterInputs.update_page,
     },
-    (args) =>
-      toolCall(failed, async () => {
+    (args, extra) => {
+      const { gate, failed } = callerOf(extra);
+      return toolCall(failed, async () => {
         await gate.admit('updatePage', 'page.edit');
         return gate.write('update_page', args, async (ctx) => {
           const { id, ...input } = args;
           return jsonResult({ ...(await deps.pages.update(ctx, id, input)) });
         });
-      }),
+      });
+    },
   );
   server.registerTool(
     'publish_page',
@@ -102,13 +112,15 @@ export function registerWriterTools(
       description: "Publish a page's draft: readers see it, and it is listed.",
       inputSchema: WriterInputs.publish_page,
     },
-    (args) =>
-      toolCall(failed, async () => {
+    (args, extra) => {
+      const { gate, failed } = callerOf(extra);
+      return toolCall(failed, async () => {
         await gate.admit('publishPage', 'page.publish');
         return gate.write('publish_page', args, async (ctx) =>
           jsonResult({ ...(await deps.pages.publish(ctx, args.id)) }),
         );
-      }),
+      });
+    },
   );
   server.registerTool(
     'upload_reference',
@@ -117,8 +129,9 @@ export function registerWriterTools(
         "Upload an OpenAPI 3.x or Swagger 2.0 definition (JSON or YAML text) to a version: it updates the version's reference of the same title, or creates one; published at once when `publish` is true.",
       inputSchema: WriterInputs.upload_reference,
     },
-    (args) =>
-      toolCall(failed, async () => {
+    (args, extra) => {
+      const { gate, failed } = callerOf(extra);
+      return toolCall(failed, async () => {
         // The permission depends on `publish`: the service checks it, as for the HTTP upload.
         await gate.admit('uploadReference', null);
         return gate.write('upload_reference', args, async (ctx) => {
@@ -129,7 +142,8 @@ export function registerWriterTools(
           });
           return jsonResult({ ...reference });
         });
-      }),
+      });
+    },
   );
   server.registerTool(
     'search_replace',
@@ -138,8 +152,9 @@ export function registerWriterTools(
         "Find text in the pages' current contents (the draft, else the published text) and replace it. A dry run unless `apply` is true: it lists the pages and counts; applied, each page's draft is updated (publish them to show readers).",
       inputSchema: WriterInputs.search_replace,
     },
-    (args) =>
-      toolCall(failed, async () => {
+    (args, extra) => {
+      const { gate, failed } = callerOf(extra);
+      return toolCall(failed, async () => {
         await gate.admit('listAll', 'project.read');
         await gate.admit('readPage', 'page.read');
         const listing = await allOf(deps, gate, false);
@@ -147,6 +162,7 @@ export function registerWriterTools(
         return args.apply === true
           ? gate.write('search_replace', args, (ctx) => run()(ctx))
           : run()(gate.context);
-      }),
+      });
+    },
   );
 }

@@ -2,12 +2,13 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { ProjectSettings } from '../auth/actor.ts';
 import type { Deps } from '../deps.ts';
 import { siteHostOf } from '../shared/site-host.ts';
+import { McpHits } from './mcp.hits.ts';
 import { idempotencyKeyOf, KeyGate, keyOf, type KeyRefusal } from './mcp.key-gate.ts';
 import { keySource } from './mcp.key-source.ts';
-import { registerReaderTools } from './mcp.reader-tools.ts';
+import { registerReaderTools, type ReaderCaller } from './mcp.reader-tools.ts';
 import { toolFailure } from './mcp.results.ts';
 import { McpAnswerer, MCP_BODY_LIMIT, methodNotAllowed, refusal } from './mcp.transport.ts';
-import { registerWriterTools } from './mcp.writer-tools.ts';
+import { registerWriterTools, type WriterCaller } from './mcp.writer-tools.ts';
 
 /** A reference of 8 MiB, escaped as JSON text inside a JSON-RPC message, with room. */
 const BODY_LIMIT = Math.max(MCP_BODY_LIMIT, 12 * 1024 * 1024);
@@ -21,7 +22,11 @@ const isRefusal = (value: unknown): value is KeyRefusal =>
  * request carries tool calls, and each call is admitted as the operation it runs (KeyGate).
  */
 export const mcpRoutes: FastifyPluginAsync<{ deps: Deps }> = async (app, { deps }) => {
-  const answerer = new McpAnswerer();
+  const sources = { reader: deps.database.reader, ...deps, hits: new McpHits() };
+  const answerer = new McpAnswerer<ReaderCaller & WriterCaller>((server, callerOf) => {
+    registerReaderTools(server, callerOf);
+    registerWriterTools(server, sources, callerOf);
+  });
   app.route({
     method: ['GET', 'DELETE'],
     url: '/mcp',
@@ -50,13 +55,12 @@ export const mcpRoutes: FastifyPluginAsync<{ deps: Deps }> = async (app, { deps 
       const idempotencyKey = idempotencyKeyOf(request);
       if (isRefusal(idempotencyKey)) return refusal(reply, idempotencyKey.status, idempotencyKey.message);
       const gate = new KeyGate(deps, auth, request.ip, idempotencyKey);
-      const sources = { reader: deps.database.reader, ...deps };
       const source = keySource(gate, sources, siteRootOf(request, auth.scope.project));
       reply.header('cache-control', 'no-store');
-      return answerer.answer(request, reply, request.body, (server) => {
-        const failed = toolFailure(request.log);
-        registerReaderTools(server, source, failed);
-        registerWriterTools(server, gate, sources, failed);
+      return answerer.answer(request, reply, request.body, {
+        source,
+        gate,
+        failed: toolFailure(request.log),
       });
     },
   );

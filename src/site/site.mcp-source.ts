@@ -1,11 +1,11 @@
 import { NotFoundError } from '../errors.ts';
 import { chooseVersion, type McpReadSource } from '../mcp/mcp.reader-tools.ts';
-import { mcpHit } from '../mcp/mcp.hits.ts';
+import type { McpHits } from '../mcp/mcp.hits.ts';
 import type { PagesService } from '../modules/pages/pages.service.ts';
 import type { ReaderMachine } from '../modules/readers/readers.machine.ts';
 import type { Navigation } from '../modules/readers/readers.service.ts';
 import type { ReferencesService } from '../modules/references/references.service.ts';
-import type { SearchResult, SearchService } from '../modules/search/search.service.ts';
+import type { SearchService } from '../modules/search/search.service.ts';
 import { parseAddress, type SiteAddress } from './site.address.ts';
 import { absolute, type SiteContext } from './site.context.ts';
 import type { SiteHandler } from './site.handler.ts';
@@ -18,6 +18,8 @@ export interface SiteMcpDeps {
   search: SearchService;
   references: ReferencesService;
   machine: ReaderMachine;
+  /** the hits of search answers, kept for this server's calls */
+  hits: McpHits;
 }
 
 /**
@@ -37,13 +39,13 @@ export function siteMcpSource(handler: SiteHandler, site: SiteContext, deps: Sit
   return {
     async search(query, version) {
       if (version !== undefined) chooseVersion(site.view.versions, version);
-      const body = await deps.search.searchJson(handler.readers.context(site.view.project), {
-        query,
-        hits: HITS,
-        ...(version === undefined ? {} : { version_slug: version }),
-      });
-      const found = JSON.parse(body) as SearchResult;
-      return found.hits.map((hit) => mcpHit(hit, (path) => absolute(site, path)));
+      // The stamp the site read first (site.handler.ts), before anything of the answer.
+      const body = await deps.search.searchJson(
+        handler.readers.context(site.view.project),
+        { query, hits: HITS, ...(version === undefined ? {} : { version_slug: version }) },
+        site.stamp,
+      );
+      return deps.hits.of(body, site.canonicalRoot, (path) => absolute(site, path));
     },
 
     async readPage(path) {

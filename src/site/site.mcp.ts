@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.ts';
-import { registerReaderTools } from '../mcp/mcp.reader-tools.ts';
+import { McpHits } from '../mcp/mcp.hits.ts';
+import { registerReaderTools, type ReaderCaller } from '../mcp/mcp.reader-tools.ts';
 import { toolFailure } from '../mcp/mcp.results.ts';
 import { McpAnswerer, methodNotAllowed, refusal } from '../mcp/mcp.transport.ts';
 import { ReaderMachine } from '../modules/readers/readers.machine.ts';
@@ -28,12 +29,13 @@ const HOST_MCP = /\/mcp(?:\/connect)?\/?$/;
  */
 export function registerSiteMcp(app: FastifyInstance, site: SiteHandler, deps: Deps): void {
   const limit = Math.max(1, Math.floor(MCP_LIMIT * deps.config.rateLimitScale));
-  const answerer = new McpAnswerer();
+  const answerer = new McpAnswerer<ReaderCaller>(registerReaderTools);
   const sources: SiteMcpDeps = {
     pages: deps.pages,
     search: deps.search,
     references: deps.references,
     machine: new ReaderMachine(deps.database.reader, describe),
+    hits: new McpHits(),
   };
 
   const serve = async (request: FastifyRequest, reply: FastifyReply, at: SiteRequest) => {
@@ -66,9 +68,7 @@ export function registerSiteMcp(app: FastifyInstance, site: SiteHandler, deps: D
     if (body === 400) return refusal(reply, 400, 'The request body is not JSON.');
     const source = siteMcpSource(site, context, sources);
     reply.header('cache-control', 'no-store');
-    return answerer.answer(request, reply, body.json, (server) =>
-      registerReaderTools(server, source, toolFailure(request.log)),
-    );
+    return answerer.answer(request, reply, body.json, { source, failed: toolFailure(request.log) });
   };
 
   app.addHook('onRequest', (request, reply, done) => {
@@ -171,19 +171,41 @@ const sameOrigin = (origin: string, host: string): boolean => {
   }
 };
 
-/** The JSON body, or the status that refuses it: 413 too large, 400 not JSON. */
-async function readJson(request: FastifyRequest): Promise<{ json: unknown } | 400 | 413> {
-  if (Number(request.headers['content-length'] ?? 0) > MAX_BODY_BYTES) return 413;
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request.raw as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) return 413;
-    chunks.push(chunk);
-  }
-  try {
-    return { json: JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown };
-  } catch {
-    return 400;
-  }
+/**
+ * The JSON body, or the status that refuses it: 413 too large, 400 not JSON. Read by its events (a
+ * call is one chunk, usually): cheaper than iterating the stream.
+ */
+function readJson(request: FastifyRequest): Promise<{ json: unknown } | 400 | 413> {
+  if (Number(request.headers['content-length'] ?? 0) > MAX_BODY_BYTES) return Promise.resolve(413);
+  const raw = request.raw;
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = () => {
+      raw.off('data', onData).off('end', onEnd).off('error', onError);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      chunks.push(chunk);
+      if (size <= MAX_BODY_BYTES) return;
+      done();
+      // The rest is read and let go, so that the refusal reaches the client.
+      raw.resume();
+      resolve(413);
+    };
+    const onEnd = () => {
+      done();
+      try {
+        const text = (chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)).toString('utf8');
+        resolve({ json: JSON.parse(text) as unknown });
+      } catch {
+        resolve(400);
+      }
+    };
+    const onError = (error: Error) => {
+      done();
+      reject(error);
+    };
+    raw.on('data', onData).on('end', onEnd).on('error', onError);
+  });
 }

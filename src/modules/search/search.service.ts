@@ -42,12 +42,17 @@ export class SearchService {
     private readonly stamp: (projectId: number) => Promise<string | null>,
   ) {}
 
-  /** The search's JSON answer, from the kept answers when nothing changed since it was made. */
-  async searchJson(ctx: UseCaseContext, input: SearchInput): Promise<string> {
+  /**
+   * The search's JSON answer, from the kept answers when nothing changed since it was made. `read` is
+   * the project's stamp when the caller has read it already, after its request arrived and before
+   * anything of the answer (a site's request reads it first): it is then not read again.
+   */
+  async searchJson(ctx: UseCaseContext, input: SearchInput, read?: string | null): Promise<string> {
     const { project } = ctx.scope;
     // Read before anything of the answer is: a write committing meanwhile moves it, and the answer
     // kept under it is never served again.
-    const stamp = ctx.transaction === undefined ? await this.stamp(project.id) : null;
+    const stamp =
+      ctx.transaction !== undefined ? null : read !== undefined ? read : await this.stamp(project.id);
     if (stamp === null) return JSON.stringify(await this.search(ctx, input));
     const key = JSON.stringify([
       project.id,
