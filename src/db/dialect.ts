@@ -9,6 +9,7 @@ import { SchemaPostgresDialect } from './introspection.ts';
 import { reuseStatements } from './reused-statements.ts';
 import { timedDialect, type QueryObserver } from './timed-dialect.ts';
 import type { Database } from './schema.ts';
+import { turnTakingDialect } from './writer-turns.ts';
 
 /** Loaded when a PostgreSQL database is opened: SQLite deployments and commands never need it. */
 const pgDriver = lazyModule<typeof pg>('pg');
@@ -151,7 +152,10 @@ function openSqlite(file: string, onQuery: QueryObserver | undefined, mmapBytes:
   if (mmapBytes > 0 && !inMemory) sqlite.pragma(`mmap_size = ${Math.floor(mmapBytes)}`);
   // Statements are prepared once per text (Kysely would prepare each anew).
   reuseStatements(sqlite);
-  const db = new Kysely<Database>({ dialect: observed(new SqliteDialect({ database: sqlite }), onQuery) });
+  // Its statements run on the event loop: a long run of them gives the loop turns (writer-turns.ts).
+  const db = new Kysely<Database>({
+    dialect: turnTakingDialect(observed(new SqliteDialect({ database: sqlite }), onQuery)),
+  });
   // An in-memory database has no file for a second connection to open: it reads on the writer.
   const readerSqlite = inMemory ? sqlite : new SQLite(file, { readonly: true });
   if (!inMemory) {

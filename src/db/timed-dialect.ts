@@ -17,9 +17,20 @@ export type QueryObserver = (query: CompiledQuery, durationMs: number, failed: b
  * reads are not timed.
  */
 export function timedDialect(dialect: Dialect, observe: QueryObserver): Dialect {
+  return wrappingDialect(dialect, (connection) => timeConnection(connection, observe));
+}
+
+/**
+ * A dialect whose connections are the driver's, wrapped once each by `wrap` for the statements run
+ * through them; transaction control goes to the driver's own connection.
+ */
+export function wrappingDialect(
+  dialect: Dialect,
+  wrap: (connection: DatabaseConnection) => DatabaseConnection,
+): Dialect {
   return {
     createAdapter: () => dialect.createAdapter(),
-    createDriver: () => new TimedDriver(dialect.createDriver(), observe),
+    createDriver: () => new WrappingDriver(dialect.createDriver(), wrap),
     createIntrospector: (db) => dialect.createIntrospector(db),
     createQueryCompiler: () => dialect.createQueryCompiler(),
   };
@@ -27,15 +38,15 @@ export function timedDialect(dialect: Dialect, observe: QueryObserver): Dialect 
 
 type CompileQuery = QueryCompiler['compileQuery'];
 
-class TimedDriver implements Driver {
-  /** The driver's own connection behind each timed one: its methods need theirs (pg's release). */
+class WrappingDriver implements Driver {
+  /** The driver's own connection behind each wrapped one: its methods need theirs (pg's release). */
   private readonly originals = new WeakMap<DatabaseConnection, DatabaseConnection>();
-  /** One timed connection per pooled one, made once. */
-  private readonly timed = new WeakMap<DatabaseConnection, DatabaseConnection>();
+  /** One wrapped connection per pooled one, made once. */
+  private readonly wrapped = new WeakMap<DatabaseConnection, DatabaseConnection>();
 
   constructor(
     private readonly driver: Driver,
-    private readonly observe: QueryObserver,
+    private readonly wrap: (connection: DatabaseConnection) => DatabaseConnection,
   ) {}
 
   init(): Promise<void> {
@@ -44,13 +55,13 @@ class TimedDriver implements Driver {
 
   async acquireConnection(): Promise<DatabaseConnection> {
     const connection = await this.driver.acquireConnection();
-    let timed = this.timed.get(connection);
-    if (timed === undefined) {
-      timed = timeConnection(connection, this.observe);
-      this.timed.set(connection, timed);
-      this.originals.set(timed, connection);
+    let wrapped = this.wrapped.get(connection);
+    if (wrapped === undefined) {
+      wrapped = this.wrap(connection);
+      this.wrapped.set(connection, wrapped);
+      this.originals.set(wrapped, connection);
     }
-    return timed;
+    return wrapped;
   }
 
   beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {

@@ -141,7 +141,11 @@ function hooksOf<T>(hooks: T | T[] | undefined): T[] {
   return Array.isArray(hooks) ? hooks : [hooks];
 }
 
-/** The body, read whole into the fingerprint, and given again to the parser as a stream of its own. */
+/**
+ * The body, read whole into the fingerprint chunk by chunk as it arrives, and given again to the
+ * parser as a stream of the same chunks: never joined or hashed in one piece, which for an import of
+ * 64 MiB held the event loop a few hundred milliseconds.
+ */
 async function readWhole(
   request: FastifyRequest,
   state: IdempotencyState,
@@ -151,17 +155,17 @@ async function readWhole(
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of payload) {
-    size += (chunk as Buffer).length;
+    const bytes = chunk as Buffer;
+    size += bytes.length;
     if (size > limit) throw new PayloadTooLargeError(`The body is larger than ${limit} bytes.`);
-    chunks.push(chunk as Buffer);
+    state.hash.update(bytes);
+    chunks.push(bytes);
   }
-  const body = Buffer.concat(chunks);
-  state.hash.update(body);
-  const again = Readable.from([body], { objectMode: false }) as Readable & {
+  const again = Readable.from(chunks, { objectMode: false }) as Readable & {
     receivedEncodedLength?: number;
   };
   again.receivedEncodedLength = size;
-  if (/^multipart\//i.test(request.headers['content-type'] ?? '')) replayRawBody(request, body);
+  if (/^multipart\//i.test(request.headers['content-type'] ?? '')) replayRawBody(request, chunks);
   return again;
 }
 
@@ -223,9 +227,9 @@ async function keepAnswer(
  * hook has read `request.raw` to its end: its pipe gives the same bytes again, from a stream of their
  * own. (`raw.readableEnded` stays true, which the reader takes for a complete request.)
  */
-function replayRawBody(request: FastifyRequest, body: Buffer): void {
+function replayRawBody(request: FastifyRequest, chunks: readonly Buffer[]): void {
   const raw = request.raw;
-  const again = Readable.from([body], { objectMode: false });
+  const again = Readable.from(chunks, { objectMode: false });
   raw.pipe = <T extends NodeJS.WritableStream>(destination: T, options?: { end?: boolean }): T =>
     again.pipe(destination, options);
   raw.unpipe = (destination?: NodeJS.WritableStream) => {

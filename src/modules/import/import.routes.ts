@@ -1,9 +1,12 @@
+import type { IncomingMessage } from 'node:http';
 import multipart from '@fastify/multipart';
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { BadRequestError } from '../../errors.ts';
 import { contextOf } from '../../http/change-context.ts';
 import { readUploadedFile } from '../../http/multipart-file.ts';
 import { errorResponses } from '../../http/schemas.ts';
+import { readStreamedBody } from '../../http/streamed-body.ts';
 import { ARCHIVE_LIMITS } from './import.archive.ts';
 import { ImportBody, ImportQuery, ImportReportSchema } from './import.schemas.ts';
 import type { ImportService } from './import.service.ts';
@@ -18,10 +21,12 @@ export const importRoutes: FastifyPluginAsyncTypebox<{ imports: ImportService }>
 ) => {
   await app.register(multipart, { limits: { fileSize: LIMIT, fieldSize: 1024, parts: 20 } });
   app.removeContentTypeParser('application/json');
+  // Read as it arrives, never joined in one turn (an archive may be 64 MiB).
   app.addContentTypeParser(
     'application/zip',
-    { parseAs: 'buffer', bodyLimit: LIMIT },
-    (_request, body, done) => done(null, body),
+    { bodyLimit: LIMIT },
+    (request: FastifyRequest, payload: IncomingMessage) =>
+      readStreamedBody(request, payload, LIMIT, TOO_LARGE),
   );
 
   app.post(

@@ -9,8 +9,9 @@ import { linkScansRepository as store, type StoredScan } from './link-scans.repo
 import { linksRepository as links, type LinkContentRow } from './links.repository.ts';
 import { chunksOf, scanKeys } from './links.scanner.ts';
 
-/** Pages whose contents one read gives. */
+/** Pages whose contents one read gives, at most; and at most this many bytes of them. */
 const PAGES_PER_READ = 50;
+const READ_BYTES = 1024 * 1024;
 /** Scans one statement stores, one turn of the event loop each (the SQLite driver does not yield). */
 const SCANS_PER_SAVE = 250;
 /**
@@ -204,22 +205,48 @@ export class LinkScanWarmer {
     }
     const ids = [...pages.keys()];
     for (let start = 0; start < ids.length && !this.closed; start += PAGES_PER_READ) {
-      // A read answers within the turn on SQLite: one batch's reads, digests and lookups per turn.
-      await setImmediate();
-      const batch = ids.slice(start, start + PAGES_PER_READ);
-      const rows = await links.contents(reader, batch);
-      const seen = new Set(rows.map((row) => row.id));
-      const unseen = new Map<number, number[]>();
-      for (const id of batch) {
-        if (seen.has(id)) continue;
-        const tries = (pages.get(id) ?? 0) + 1;
-        let group = unseen.get(tries);
-        if (group === undefined) unseen.set(tries, (group = []));
-        group.push(id);
+      for (const batch of await this.reads(ids.slice(start, start + PAGES_PER_READ))) {
+        if (this.closed) return;
+        // A read answers within the turn on SQLite: one batch's reads, digests and lookups per turn.
+        await setImmediate();
+        const rows = await links.contents(reader, batch);
+        const seen = new Set(rows.map((row) => row.id));
+        const unseen = new Map<number, number[]>();
+        for (const id of batch) {
+          if (seen.has(id)) continue;
+          const tries = (pages.get(id) ?? 0) + 1;
+          let group = unseen.get(tries);
+          if (group === undefined) unseen.set(tries, (group = []));
+          group.push(id);
+        }
+        for (const [tries, unseenIds] of unseen) this.retry(projectId, 'pages', unseenIds, tries);
+        await this.scanUnstored(rows, variables, keyOf);
       }
-      for (const [tries, unseenIds] of unseen) this.retry(projectId, 'pages', unseenIds, tries);
-      await this.scanUnstored(rows, variables, keyOf);
     }
+  }
+
+  /**
+   * Pages split into reads of at most READ_BYTES of contents, a larger page read alone: fifty pages
+   * of 4 MB were one read of 400 MB, and their digests one turn, after an import of such pages.
+   */
+  private async reads(ids: readonly number[]): Promise<number[][]> {
+    const sizes = await links.contentBytes(this.database.reader, ids);
+    const bytesOf = new Map(sizes.map((row) => [row.id, Number(row.bytes)]));
+    const reads: number[][] = [];
+    let read: number[] = [];
+    let bytes = 0;
+    for (const id of ids) {
+      const size = bytesOf.get(id) ?? 0;
+      if (read.length > 0 && bytes + size > READ_BYTES) {
+        reads.push(read);
+        read = [];
+        bytes = 0;
+      }
+      read.push(id);
+      bytes += size;
+    }
+    if (read.length > 0) reads.push(read);
+    return reads;
   }
 
   /** Scans, a chunk at a time in a worker thread, the contents whose scans are not stored. */
@@ -230,7 +257,9 @@ export class LinkScanWarmer {
   ): Promise<void> {
     const sources = new Map<string, string>();
     for (const row of rows) {
-      for (const source of [row.content_published, row.content_draft]) {
+      const { content_published: published, content_draft: draft } = row;
+      // A draft equal to the published content has the same key: it is not digested again.
+      for (const source of [published, draft === published ? null : draft]) {
         if (source !== null) sources.set(keyOf(source), source);
       }
     }

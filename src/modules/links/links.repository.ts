@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Executor } from '../../db/executor.ts';
 import {
   livePagesOfVersion,
@@ -79,6 +80,24 @@ export const linksRepository = {
         'd.title as section_title',
         'd.published as section_published',
       ])
+      .execute();
+  },
+
+  /**
+   * How many bytes each page's contents hold, without reading them (octet_length reads the stored
+   * length on both databases): what a batch of contents would weigh.
+   */
+  contentBytes(db: Executor, ids: readonly number[]): Promise<Array<{ id: number; bytes: number }>> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return db
+      .selectFrom('pages')
+      .select([
+        'id',
+        sql<number>`coalesce(octet_length(content_draft), 0) + coalesce(octet_length(content_published), 0)`.as(
+          'bytes',
+        ),
+      ])
+      .where('id', 'in', ids)
       .execute();
   },
 
