@@ -1,0 +1,260 @@
+import { createHash } from 'node:crypto';
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
+
+/**
+ * How a revision's contents are stored (decision 0038): packed into one binary value, either whole
+ * (deflated) or as the change from an earlier revision of the page (its base). A chain of changes
+ * always ends at a whole revision; a new whole one starts when the chain reaches MAX_CHAIN changes
+ * or its changes together outweigh the page itself, so that reading any revision reads a bounded
+ * number of small rows. Pure: the repository reads the rows, this turns them into contents.
+ *
+ * Layout: kind (1 byte), digest of the contents (8 bytes), then for a change the base's id, the
+ * whole revision's id, the chain's length and its bytes (varints), then the body. A change names its
+ * base by id, so that revisions written side by side (PostgreSQL) never read a base they did not use.
+ */
+
+/** A revision's two contents; null where the page had none. */
+export interface RevisionContents {
+  content_draft: string | null;
+  content_published: string | null;
+}
+
+/** What a new revision needs to know of the page's newest stored one. */
+export interface PackedBase {
+  id: number;
+  head: PackedHead;
+}
+
+export interface PackedHead {
+  kind: Kind;
+  digest: Buffer;
+  /** the base's id (a change) */
+  baseId: number;
+  /** the whole revision the chain starts from (a change) */
+  wholeId: number;
+  /** changes since the whole revision, this one included (0: whole) */
+  chain: number;
+  /** bytes of those changes */
+  chainBytes: number;
+  /** where the body starts */
+  bodyAt: number;
+}
+
+const Kind = { Whole: 1, Change: 2 } as const;
+type Kind = (typeof Kind)[keyof typeof Kind];
+
+/** Changes at most between two whole revisions: a read applies no more than this many. */
+export const MAX_CHAIN = 200;
+/** Bytes of a packed value's head at most: what the writer reads of the newest revision. */
+export const HEAD_BYTES = 40;
+const DIGEST_BYTES = 8;
+
+const Field = { Null: 0, Text: 1, Same: 2, Splice: 3 } as const;
+
+/** The digest of contents: a change is made only from a base whose digest is the page's before. */
+export function contentsDigest(contents: RevisionContents): Buffer {
+  const hash = createHash('sha256');
+  for (const text of [contents.content_draft, contents.content_published]) {
+    hash.update(text === null ? 'n' : `t${Buffer.byteLength(text)}:`);
+    if (text !== null) hash.update(text);
+  }
+  return hash.digest().subarray(0, DIGEST_BYTES);
+}
+
+/**
+ * The packed value of a revision: a change from `base` when the base holds `before` (by digest) and
+ * the chain has room, whole otherwise.
+ */
+export function packRevision(
+  contents: RevisionContents,
+  before: RevisionContents | null,
+  base: PackedBase | null,
+): Buffer {
+  const digest = contentsDigest(contents);
+  if (before !== null && base !== null && base.head.chain < MAX_CHAIN) {
+    if (base.head.digest.equals(contentsDigest(before))) {
+      const body = changeBody(before, contents);
+      const chainBytes = base.head.chainBytes + body.length;
+      if (chainBytes <= wholeSize(contents)) {
+        const wholeId = base.head.kind === Kind.Whole ? base.id : base.head.wholeId;
+        const head = new Writer();
+        head.byte(Kind.Change).bytes(digest);
+        head
+          .varint(base.id)
+          .varint(wholeId)
+          .varint(base.head.chain + 1)
+          .varint(chainBytes);
+        return Buffer.concat([head.done(), body]);
+      }
+    }
+  }
+  const whole = new Writer();
+  for (const text of [contents.content_draft, contents.content_published]) writeText(whole, text);
+  return Buffer.concat([Buffer.from([Kind.Whole]), digest, deflateRawSync(whole.done())]);
+}
+
+/** The head of a packed value (or of its first HEAD_BYTES). */
+export function readHead(packed: Uint8Array): PackedHead {
+  const reader = new Reader(Buffer.from(packed.buffer, packed.byteOffset, packed.byteLength));
+  const kind = reader.byte();
+  const digest = reader.take(DIGEST_BYTES);
+  if (kind === Kind.Whole) {
+    return { kind, digest, baseId: 0, wholeId: 0, chain: 0, chainBytes: 0, bodyAt: reader.at };
+  }
+  if (kind !== Kind.Change) throw new Error(`unknown packed revision kind ${kind}`);
+  const baseId = reader.varint();
+  const wholeId = reader.varint();
+  const chain = reader.varint();
+  const chainBytes = reader.varint();
+  return { kind, digest, baseId, wholeId, chain, chainBytes, bodyAt: reader.at };
+}
+
+/**
+ * The contents of the revision `id`, from it and the rows of its page it may rest on (by id; others
+ * are ignored). Throws when a base is missing: the history would be damaged.
+ */
+export function unpackRevision(id: number, rows: ReadonlyMap<number, Uint8Array>): RevisionContents {
+  const steps: Array<{ packed: Buffer; head: PackedHead }> = [];
+  let at = id;
+  for (;;) {
+    const stored = rows.get(at);
+    if (stored === undefined) throw new Error(`revision ${id} rests on revision ${at}, which is missing`);
+    const packed = Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength);
+    const head = readHead(packed);
+    steps.push({ packed, head });
+    if (head.kind === Kind.Whole) break;
+    at = head.baseId;
+  }
+  const whole = steps.pop()!;
+  const reader = new Reader(inflateRawSync(whole.packed.subarray(whole.head.bodyAt)));
+  let fields: Array<Buffer | null> = [readText(reader), readText(reader)];
+  for (const step of steps.reverse()) {
+    const change = new Reader(step.packed.subarray(step.head.bodyAt));
+    fields = fields.map((field) => applyField(change, field));
+  }
+  const [draft, published] = fields;
+  return { content_draft: draft?.toString() ?? null, content_published: published?.toString() ?? null };
+}
+
+/** What a change costs before the chain restarts: the page's own size, uncompressed. */
+function wholeSize(contents: RevisionContents): number {
+  return (
+    Buffer.byteLength(contents.content_draft ?? '') + Buffer.byteLength(contents.content_published ?? '')
+  );
+}
+
+/** Each field as null, the same as the base's, or the base's with one span replaced. */
+function changeBody(before: RevisionContents, after: RevisionContents): Buffer {
+  const body = new Writer();
+  for (const key of ['content_draft', 'content_published'] as const) {
+    const was = before[key];
+    const now = after[key];
+    if (now === was) {
+      body.byte(Field.Same);
+    } else if (now === null || was === null) {
+      writeText(body, now);
+    } else {
+      const a = Buffer.from(was);
+      const b = Buffer.from(now);
+      const limit = Math.min(a.length, b.length);
+      let prefix = 0;
+      while (prefix < limit && a[prefix] === b[prefix]) prefix++;
+      let suffix = 0;
+      while (suffix < limit - prefix && a[a.length - 1 - suffix] === b[b.length - 1 - suffix]) suffix++;
+      const middle = b.subarray(prefix, b.length - suffix);
+      body.byte(Field.Splice).varint(prefix).varint(suffix).varint(middle.length).bytes(middle);
+    }
+  }
+  return body.done();
+}
+
+function applyField(change: Reader, base: Buffer | null): Buffer | null {
+  const tag = change.byte();
+  switch (tag) {
+    case Field.Same:
+      return base;
+    case Field.Null:
+      return null;
+    case Field.Text:
+      return change.take(change.varint());
+    case Field.Splice: {
+      if (base === null) throw new Error('a change splices a content its base does not have');
+      const prefix = change.varint();
+      const suffix = change.varint();
+      const middle = change.take(change.varint());
+      return Buffer.concat([base.subarray(0, prefix), middle, base.subarray(base.length - suffix)]);
+    }
+    default:
+      throw new Error(`unknown packed field ${tag}`);
+  }
+}
+
+function writeText(writer: Writer, text: string | null): void {
+  if (text === null) {
+    writer.byte(Field.Null);
+    return;
+  }
+  const bytes = Buffer.from(text);
+  writer.byte(Field.Text).varint(bytes.length).bytes(bytes);
+}
+
+function readText(reader: Reader): Buffer | null {
+  const tag = reader.byte();
+  if (tag === Field.Null) return null;
+  if (tag !== Field.Text) throw new Error(`unknown packed field ${tag}`);
+  return reader.take(reader.varint());
+}
+
+class Writer {
+  private readonly parts: Buffer[] = [];
+  byte(value: number): this {
+    this.parts.push(Buffer.from([value]));
+    return this;
+  }
+  /** Unsigned LEB128: seven bits a byte, the high bit set on all but the last. */
+  varint(value: number): this {
+    const out: number[] = [];
+    let rest = value;
+    while (rest >= 0x80) {
+      out.push((rest % 0x80) | 0x80);
+      rest = Math.floor(rest / 0x80);
+    }
+    out.push(rest);
+    this.parts.push(Buffer.from(out));
+    return this;
+  }
+  bytes(value: Buffer): this {
+    this.parts.push(value);
+    return this;
+  }
+  done(): Buffer {
+    return Buffer.concat(this.parts);
+  }
+}
+
+class Reader {
+  at = 0;
+  constructor(private readonly buffer: Buffer) {}
+  byte(): number {
+    const value = this.buffer[this.at];
+    if (value === undefined) throw new Error('packed revision ends early');
+    this.at += 1;
+    return value;
+  }
+  varint(): number {
+    let value = 0;
+    let scale = 1;
+    for (;;) {
+      const byte = this.byte();
+      value += (byte & 0x7f) * scale;
+      if (byte < 0x80) return value;
+      scale *= 0x80;
+    }
+  }
+  take(length: number): Buffer {
+    if (this.at + length > this.buffer.length) throw new Error('packed revision ends early');
+    const value = this.buffer.subarray(this.at, this.at + length);
+    this.at += length;
+    return value;
+  }
+}
