@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { ByteReader as Reader, ByteWriter as Writer } from './packed-bytes.ts';
 
 /**
  * How a revision's contents are stored (decision 0038): packed into one binary value, either whole
@@ -26,7 +27,7 @@ export interface PackedBase {
 }
 
 export interface PackedHead {
-  kind: Kind;
+  kind: number;
   digest: Buffer;
   /** the base's id (a change) */
   baseId: number;
@@ -79,9 +80,10 @@ export function packRevision(
         const wholeId = base.head.kind === Kind.Whole ? base.id : base.head.wholeId;
         const head = new Writer();
         head.byte(Kind.Change).bytes(digest);
+        // The whole revision by its distance from the base: a byte or two rather than an id.
         head
           .varint(base.id)
-          .varint(wholeId)
+          .varint(base.id - wholeId)
           .varint(base.head.chain + 1)
           .varint(chainBytes);
         return Buffer.concat([head.done(), body]);
@@ -103,7 +105,7 @@ export function readHead(packed: Uint8Array): PackedHead {
   }
   if (kind !== Kind.Change) throw new Error(`unknown packed revision kind ${kind}`);
   const baseId = reader.varint();
-  const wholeId = reader.varint();
+  const wholeId = baseId - reader.varint();
   const chain = reader.varint();
   const chainBytes = reader.varint();
   return { kind, digest, baseId, wholeId, chain, chainBytes, bodyAt: reader.at };
@@ -127,13 +129,12 @@ export function unpackRevision(id: number, rows: ReadonlyMap<number, Uint8Array>
   }
   const whole = steps.pop()!;
   const reader = new Reader(inflateRawSync(whole.packed.subarray(whole.head.bodyAt)));
-  let fields: Array<Buffer | null> = [readText(reader), readText(reader)];
+  let fields = [readText(reader), readText(reader)].map(working);
   for (const step of steps.reverse()) {
-    const change = new Reader(step.packed.subarray(step.head.bodyAt));
-    fields = fields.map((field) => applyField(change, field));
+    fields = applyChange(new Reader(step.packed.subarray(step.head.bodyAt)), fields);
   }
-  const [draft, published] = fields;
-  return { content_draft: draft?.toString() ?? null, content_published: published?.toString() ?? null };
+  const [draft, published] = fields.map((field) => field?.view().toString() ?? null);
+  return { content_draft: draft ?? null, content_published: published ?? null };
 }
 
 /** What a change costs before the chain restarts: the page's own size, uncompressed. */
@@ -143,9 +144,20 @@ function wholeSize(contents: RevisionContents): number {
   );
 }
 
-/** Each field as null, the same as the base's, or the base's with one span replaced. */
+/** Bytes of the base on either side of a change that serve as the dictionary of its new bytes. */
+const WINDOW = 2048;
+const windowOf = (base: Buffer, at: number): Buffer =>
+  base.subarray(Math.max(0, at - WINDOW), Math.min(base.length, at + WINDOW));
+
+/**
+ * Each field as null, the same as the base's, or the base's with one span replaced; then the new
+ * bytes of the spans, deflated with the base's bytes around the first span as the dictionary where
+ * that makes them smaller (a changed line mostly repeats words of the lines about it).
+ */
 function changeBody(before: RevisionContents, after: RevisionContents): Buffer {
   const body = new Writer();
+  const middles: Buffer[] = [];
+  let window: Buffer | null = null;
   for (const key of ['content_draft', 'content_published'] as const) {
     const was = before[key];
     const now = after[key];
@@ -162,31 +174,82 @@ function changeBody(before: RevisionContents, after: RevisionContents): Buffer {
       let suffix = 0;
       while (suffix < limit - prefix && a[a.length - 1 - suffix] === b[b.length - 1 - suffix]) suffix++;
       const middle = b.subarray(prefix, b.length - suffix);
-      body.byte(Field.Splice).varint(prefix).varint(suffix).varint(middle.length).bytes(middle);
+      body.byte(Field.Splice).varint(prefix).varint(suffix).varint(middle.length);
+      middles.push(middle);
+      window ??= windowOf(a, prefix);
     }
   }
-  return body.done();
+  // No span: no new bytes follow.
+  if (window === null) return body.done();
+  const middle = Buffer.concat(middles);
+  const deflated = window.length === 0 ? null : deflateRawSync(middle, { dictionary: window });
+  if (deflated !== null && deflated.length < middle.length) {
+    return Buffer.concat([body.done(), Buffer.from([1]), deflated]);
+  }
+  return Buffer.concat([body.done(), Buffer.from([0]), middle]);
 }
 
-function applyField(change: Reader, base: Buffer | null): Buffer | null {
-  const tag = change.byte();
-  switch (tag) {
-    case Field.Same:
-      return base;
-    case Field.Null:
-      return null;
-    case Field.Text:
-      return change.take(change.varint());
-    case Field.Splice: {
-      if (base === null) throw new Error('a change splices a content its base does not have');
-      const prefix = change.varint();
-      const suffix = change.varint();
-      const middle = change.take(change.varint());
-      return Buffer.concat([base.subarray(0, prefix), middle, base.subarray(base.length - suffix)]);
-    }
-    default:
-      throw new Error(`unknown packed field ${tag}`);
+/**
+ * A field being rebuilt: its bytes changed in place, with room to grow, so that a chain of changes
+ * moves bytes rather than making a copy of the page per change.
+ */
+class Working {
+  constructor(
+    private bytes: Buffer,
+    private length: number,
+  ) {}
+  view(): Buffer {
+    return this.bytes.subarray(0, this.length);
   }
+  splice(prefix: number, suffix: number, middle: Buffer): void {
+    const length = prefix + middle.length + suffix;
+    if (length > this.bytes.length) {
+      const grown = Buffer.allocUnsafe(Math.max(length, 2 * this.bytes.length));
+      this.bytes.copy(grown, 0, 0, this.length);
+      this.bytes = grown;
+    }
+    this.bytes.copyWithin(prefix + middle.length, this.length - suffix, this.length);
+    middle.copy(this.bytes, prefix);
+    this.length = length;
+  }
+}
+
+const working = (bytes: Buffer | null): Working | null => {
+  if (bytes === null) return null;
+  const room = Buffer.allocUnsafe(bytes.length + 1024);
+  bytes.copy(room);
+  return new Working(room, bytes.length);
+};
+
+/** The fields of a revision from its base's and its change (the layout changeBody writes). */
+function applyChange(change: Reader, base: ReadonlyArray<Working | null>): Array<Working | null> {
+  const splices: Array<{ field: Working; prefix: number; suffix: number; length: number }> = [];
+  const fields = base.map((field) => {
+    const tag = change.byte();
+    switch (tag) {
+      case Field.Same:
+        return field;
+      case Field.Null:
+        return null;
+      case Field.Text:
+        return working(change.take(change.varint()));
+      case Field.Splice:
+        if (field === null) throw new Error('a change splices a content its base does not have');
+        splices.push({ field, prefix: change.varint(), suffix: change.varint(), length: change.varint() });
+        return field;
+      default:
+        throw new Error(`unknown packed field ${tag}`);
+    }
+  });
+  const first = splices[0];
+  if (first === undefined) return fields;
+  const deflated = change.byte() === 1;
+  const rest = change.take(change.remaining());
+  const middles = new Reader(
+    deflated ? inflateRawSync(rest, { dictionary: windowOf(first.field.view(), first.prefix) }) : rest,
+  );
+  for (const { field, prefix, suffix, length } of splices) field.splice(prefix, suffix, middles.take(length));
+  return fields;
 }
 
 function writeText(writer: Writer, text: string | null): void {
@@ -203,58 +266,4 @@ function readText(reader: Reader): Buffer | null {
   if (tag === Field.Null) return null;
   if (tag !== Field.Text) throw new Error(`unknown packed field ${tag}`);
   return reader.take(reader.varint());
-}
-
-class Writer {
-  private readonly parts: Buffer[] = [];
-  byte(value: number): this {
-    this.parts.push(Buffer.from([value]));
-    return this;
-  }
-  /** Unsigned LEB128: seven bits a byte, the high bit set on all but the last. */
-  varint(value: number): this {
-    const out: number[] = [];
-    let rest = value;
-    while (rest >= 0x80) {
-      out.push((rest % 0x80) | 0x80);
-      rest = Math.floor(rest / 0x80);
-    }
-    out.push(rest);
-    this.parts.push(Buffer.from(out));
-    return this;
-  }
-  bytes(value: Buffer): this {
-    this.parts.push(value);
-    return this;
-  }
-  done(): Buffer {
-    return Buffer.concat(this.parts);
-  }
-}
-
-class Reader {
-  at = 0;
-  constructor(private readonly buffer: Buffer) {}
-  byte(): number {
-    const value = this.buffer[this.at];
-    if (value === undefined) throw new Error('packed revision ends early');
-    this.at += 1;
-    return value;
-  }
-  varint(): number {
-    let value = 0;
-    let scale = 1;
-    for (;;) {
-      const byte = this.byte();
-      value += (byte & 0x7f) * scale;
-      if (byte < 0x80) return value;
-      scale *= 0x80;
-    }
-  }
-  take(length: number): Buffer {
-    if (this.at + length > this.buffer.length) throw new Error('packed revision ends early');
-    const value = this.buffer.subarray(this.at, this.at + length);
-    this.at += length;
-    return value;
-  }
 }
