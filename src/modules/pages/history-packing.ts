@@ -10,8 +10,9 @@ import { ByteReader as Reader, ByteWriter as Writer } from './packed-bytes.ts';
  * number of small rows. Pure: the repository reads the rows, this turns them into contents.
  *
  * Layout: kind (1 byte), digest of the contents (8 bytes), then for a change the base's id, the
- * whole revision's id, the chain's length and its bytes (varints), then the body. A change names its
- * base by id, so that revisions written side by side (PostgreSQL) never read a base they did not use.
+ * whole revision's distance below it, the chain's length and its bytes (varints), then the body. A
+ * change names its base by id, so that revisions written side by side (PostgreSQL) never read a base
+ * they did not use.
  */
 
 /** A revision's two contents; null where the page had none. */
@@ -42,7 +43,6 @@ export interface PackedHead {
 }
 
 const Kind = { Whole: 1, Change: 2 } as const;
-type Kind = (typeof Kind)[keyof typeof Kind];
 
 /** Changes at most between two whole revisions: a read applies no more than this many. */
 export const MAX_CHAIN = 200;
