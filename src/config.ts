@@ -54,6 +54,8 @@ export interface Config {
   readonly metricsToken: string | null;
   /** CACHE_MEMORY_MB: what cached page answers and rendered contents may weigh together (MiB) */
   readonly cacheMemoryMb: number;
+  /** RENDER_STORE_MB: what rendered contents stored in the database may weigh (MiB); the oldest go first */
+  readonly renderStoreMb: number;
   /** RENDER_AHEAD: pages' HTML is rendered and stored in the background after their contents change */
   readonly renderAhead: boolean;
   /** SQLITE_MMAP_MB: how much of a SQLite file each connection reads through memory mapping (MiB; 0: none) */
@@ -224,6 +226,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
   const webhookPollIntervalMs = milliseconds('WEBHOOK_POLL_INTERVAL', 1_000);
   const webhookConcurrency = count('WEBHOOK_CONCURRENCY', 1, 256) ?? 8;
   const cacheMemoryMb = count('CACHE_MEMORY_MB', 1, 65_536) ?? 256;
+  const renderStoreMb = count('RENDER_STORE_MB', 1, 1_048_576) ?? 1_024;
 
   const metrics = flag('METRICS', true);
   const metricsToken = get('METRICS_TOKEN') ?? null;
@@ -279,6 +282,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     metrics,
     metricsToken,
     cacheMemoryMb,
+    renderStoreMb,
     renderAhead,
     sqliteMmapMb,
     siteCacheControl,

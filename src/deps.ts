@@ -158,7 +158,8 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
   changes.subscribe(webhooksSubscriber((trx) => afterCommit(trx, nudge), subscriptions));
   const memoryBytes = config.cacheMemoryMb * 1024 * 1024;
   // Rendered contents take half the memory budget; page answers the other half.
-  const renders = new RenderRoom(database, clock, workers, memoryBytes / 2);
+  const storeBytes = config.renderStoreMb * 1024 * 1024;
+  const renders = new RenderRoom(database, clock, workers, memoryBytes / 2, storeBytes);
   const versions = new VersionsService(db, reader, clock, changes, database.dialect);
   const documentation = new DocumentationService(db, reader, clock, changes, versions, database.dialect);
   const keys = new KeysService(db, clock, changes, undefined, reader);
@@ -227,6 +228,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     },
     pool: () => database.poolStats(),
     pendingDeliveries: () => webhooks.pendingDeliveries(),
+    renderStoreBytes: () => pages.rendered.bytes(),
     checkpoints: () => (database.sqlite === null ? null : checkpointer.stats()),
   });
   const projects = new ProjectsService(db, clock, changes, () => keys.forget());

@@ -29,6 +29,7 @@ describe('configuration', () => {
       metrics: true,
       metricsToken: null,
       cacheMemoryMb: 256,
+      renderStoreMb: 1024,
       renderAhead: true,
       sqliteMmapMb: 1024,
       siteCacheControl: 'public, max-age=0, must-revalidate',
@@ -63,12 +64,14 @@ describe('configuration', () => {
       WEBHOOK_CONCURRENCY: '4',
       METRICS: 'false',
       CACHE_MEMORY_MB: '1024',
+      RENDER_STORE_MB: '64',
       SQLITE_MMAP_MB: '0',
       SITE_CACHE_CONTROL: 'public, max-age=0, s-maxage=60',
     });
     expect(config).toMatchObject({
       siteCacheControl: 'public, max-age=0, s-maxage=60',
       cacheMemoryMb: 1024,
+      renderStoreMb: 64,
       sqliteMmapMb: 0,
       redisKeyPrefix: 'docs-eu:rl:',
       webhookAllowPrivate: true,
@@ -122,6 +125,7 @@ describe('configuration', () => {
         WEBHOOK_CONCURRENCY: '0',
         METRICS: 'off',
         CACHE_MEMORY_MB: 'lots',
+        RENDER_STORE_MB: '0',
         SQLITE_MMAP_MB: '4096',
       });
     } catch (e) {
@@ -129,7 +133,7 @@ describe('configuration', () => {
     }
     expect(error).toBeInstanceOf(ConfigError);
     const problems = (error as ConfigError).problems;
-    expect(problems).toHaveLength(22);
+    expect(problems).toHaveLength(23);
     for (const name of [
       'PORT',
       'DATABASE_URL',
@@ -151,6 +155,7 @@ describe('configuration', () => {
       'SHUTDOWN_TIMEOUT',
       'METRICS',
       'CACHE_MEMORY_MB',
+      'RENDER_STORE_MB',
       'SQLITE_MMAP_MB',
     ]) {
       expect(problems.some((p) => p.startsWith(name))).toBe(true);

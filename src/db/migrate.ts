@@ -34,6 +34,7 @@ import { stagedImports } from './migrations/0019-staged-imports.ts';
 import { feedback } from './migrations/0020-feedback.ts';
 import { readerLogin } from './migrations/0021-reader-login.ts';
 import { referenceHistory } from './migrations/0023-reference-history.ts';
+import { boundedStorage } from './migrations/0024-bounded-storage.ts';
 
 /** Append-only: never edit a migration that has shipped; add the next one here. */
 const MIGRATIONS: readonly Migration[] = [
@@ -59,6 +60,7 @@ const MIGRATIONS: readonly Migration[] = [
   feedback,
   readerLogin,
   referenceHistory,
+  boundedStorage,
 ];
 
 /**

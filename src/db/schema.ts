@@ -134,8 +134,11 @@ export interface PageHistoryTable {
   message: string;
   title: string;
   slug: string;
+  /** a revision written before migration 0024: its contents as they were; later ones are in `contents` */
   content_draft: string | null;
   content_published: string | null;
+  /** the revision's contents packed (history-packing.ts, decision 0038); null on rows written before */
+  contents: Uint8Array | null;
   api_key_id: number | null;
   /** the user of the key that made the revision, as it was then */
   user_id: number | null;
@@ -278,6 +281,8 @@ export interface RenderedContentsTable {
   body: string;
   json: number;
   created: string;
+  /** what the row weighs: its key's and body's bytes (0024), held under RENDER_STORE_MB */
+  bytes: number;
 }
 
 /** A project's change counter (src/db/change-stamps.ts); no row: 0. */

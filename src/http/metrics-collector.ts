@@ -45,6 +45,8 @@ export interface MetricSources {
   pool: () => PoolCounts | null;
   /** webhook deliveries still to be sent, across every instance (one indexed count) */
   pendingDeliveries: () => Promise<number>;
+  /** what the rendered contents stored in the database weigh (one sum over the table) */
+  renderStoreBytes: () => Promise<number>;
   /** the background WAL checkpoints so far; null on PostgreSQL */
   checkpoints: () => CheckpointCounts | null;
 }
@@ -234,6 +236,14 @@ export class Metrics {
       registers: [registry],
       async collect() {
         this.set(await withTimeout(sources.pendingDeliveries(), PENDING_COUNT_TIMEOUT_MS).catch(() => NaN));
+      },
+    });
+    new Gauge({
+      name: 'quire_render_store_bytes',
+      help: 'Bytes of rendered contents stored in the database (held under RENDER_STORE_MB); NaN when the sum failed.',
+      registers: [registry],
+      async collect() {
+        this.set(await withTimeout(sources.renderStoreBytes(), PENDING_COUNT_TIMEOUT_MS).catch(() => NaN));
       },
     });
   }

@@ -113,6 +113,16 @@ export function serverJobs(from: JobSources): Job[] {
     dailyPurge('deleted rows', () => from.pages.purgeDeleted()),
     dailyPurge('old link scans', () => from.linkScans.purge()),
     dailyPurge('old rendered contents', () => from.pages.rendered.purge()),
+    // What other instances stored counts too: every instance weighs the whole store now and then.
+    periodic({
+      name: 'stored renders under RENDER_STORE_MB',
+      everyMs: 10 * MINUTE_MS,
+      run: () => from.pages.rendered.evict(),
+      done: (log, evicted) => {
+        if (evicted !== 0) log.info({ evicted }, 'stored renders evicted');
+      },
+      failure: 'eviction of stored renders failed',
+    }),
     dailyPurge('old webhook deliveries', () => from.webhookDispatcher.purge()),
     dailyPurge('ended reader sessions and links', () => from.readerLogin.purge()),
     dailyPurge('sent mail', () => from.mailDispatcher.purge()),

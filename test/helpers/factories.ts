@@ -1,6 +1,7 @@
 import { CLI_ACTOR, type UseCaseContext } from '../../src/auth/actor.ts';
 import type { Permission } from '../../src/auth/permissions.ts';
 import type { Deps } from '../../src/deps.ts';
+import { unpackRevision } from '../../src/modules/pages/history-packing.ts';
 import type { ProjectOwned } from '../../src/modules/projects/projects.service.ts';
 import type { AccessMode, Plan } from '../../src/modules/projects/projects.service.ts';
 import type { Role } from '../../src/modules/users/users.service.ts';
@@ -105,14 +106,23 @@ export function auditEntries(deps: Deps, projectId: number) {
     .execute();
 }
 
-/** A page's history, oldest first, read straight from the table (there is no history API). */
-export function pageHistory(deps: Deps, pageId: number) {
-  return deps.database.db
+/**
+ * A page's history, oldest first, read straight from the table, each revision's contents unpacked
+ * (decision 0038) into `content_draft` and `content_published`.
+ */
+export async function pageHistory(deps: Deps, pageId: number) {
+  const rows = await deps.database.db
     .selectFrom('page_history')
     .selectAll()
     .where('page_id', '=', pageId)
     .orderBy('id')
     .execute();
+  const packed = new Map(
+    rows.flatMap((row) => (row.contents === null ? [] : [[row.id, row.contents] as const])),
+  );
+  return rows.map(({ contents, ...row }) =>
+    contents === null ? row : { ...row, ...unpackRevision(row.id, packed) },
+  );
 }
 
 /** The fields of the Page object, in the order of the specification. */

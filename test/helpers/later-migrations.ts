@@ -11,9 +11,11 @@ export const LATER_MIGRATIONS = [
   '0020-feedback',
   '0021-reader-login',
   '0023-reference-history',
+  '0024-bounded-storage',
 ] as const;
 
 export async function undoLaterMigrations(db: Kysely<Database>): Promise<void> {
+  await undoBoundedStorage(db);
   await undoReferenceHistory(db);
   await undoReaderLogin(db);
   await db.schema.dropIndex('versions_import_stage_idx').execute();
@@ -31,4 +33,10 @@ export async function undoReaderLogin(db: Kysely<Database>): Promise<void> {
 /** What 0023 made: the revisions of references. */
 export async function undoReferenceHistory(db: Kysely<Database>): Promise<void> {
   await db.schema.dropTable('reference_revisions').execute();
+}
+
+/** What 0024 made: packed revisions' column and stored renders' weights. */
+export async function undoBoundedStorage(db: Kysely<Database>): Promise<void> {
+  await db.schema.alterTable('page_history').dropColumn('contents').execute();
+  await db.schema.alterTable('rendered_contents').dropColumn('bytes').execute();
 }

@@ -7,7 +7,9 @@ import { formatApiDate } from '../../shared/dates.ts';
 import { decodeCursor, encodeCursor } from '../../shared/cursor.ts';
 import type { RevisionListSchema, RevisionSchema } from './pages.history.schemas.ts';
 import type { PageQueries } from './pages.reads.repository.ts';
-import { pagesRepository as repo } from './pages.repository.ts';
+import type { Executor } from '../../db/executor.ts';
+import { packRevision, readHead, unpackRevision, type RevisionContents } from './history-packing.ts';
+import { historyRepository as repo } from './pages.history.repository.ts';
 
 export type Revision = Static<typeof RevisionSchema>;
 export type RevisionList = Static<typeof RevisionListSchema>;
@@ -55,12 +57,25 @@ export class PageHistory {
     };
   }
 
-  /** One revision's title, slug and contents; 404 for a number the page never reached. */
+  /**
+   * One revision's title, slug and contents; 404 for a number the page never reached. Contents packed
+   * as a change (decision 0038) are rebuilt from the rows of its chain, read in one statement.
+   */
   async revision(ctx: UseCaseContext, id: number, revision: number) {
     await this.livePage(ctx, id);
-    const row = await repo.revision(ctx.transaction ?? this.reader, id, revision);
-    if (!row) throw new NotFoundError(`Page ${id} has no revision ${revision}.`);
-    return row;
+    const db = ctx.transaction ?? this.reader;
+    const stored = await repo.revision(db, id, revision);
+    if (!stored) throw new NotFoundError(`Page ${id} has no revision ${revision}.`);
+    const { contents, ...row } = stored;
+    if (contents === null) return row;
+    const head = readHead(contents);
+    const chain = new Map([[row.id, contents]]);
+    if (head.chain > 0) {
+      for (const step of await repo.packedBetween(db, id, head.wholeId, row.id)) {
+        if (step.contents !== null) chain.set(step.id, step.contents);
+      }
+    }
+    return { ...row, ...unpackRevision(row.id, chain) };
   }
 
   private async livePage(ctx: UseCaseContext, id: number): Promise<void> {
@@ -68,4 +83,20 @@ export class PageHistory {
     if (!view) throw new NotFoundError(`Page ${id} not found.`);
     assertVersionInScope(ctx.scope, view.version_id);
   }
+}
+
+/**
+ * A new revision's packed contents: the change from the page's newest revision when that one holds
+ * `before`, whole otherwise (a page's first revision, a revision of an older build, a long chain).
+ */
+export async function packedContents(
+  db: Executor,
+  pageId: number,
+  after: RevisionContents,
+  before: RevisionContents | null,
+): Promise<Buffer> {
+  const newest = before === null ? undefined : await repo.newest(db, pageId);
+  const base =
+    newest === undefined || newest.head === null ? null : { id: newest.id, head: readHead(newest.head) };
+  return packRevision(after, before, base);
 }

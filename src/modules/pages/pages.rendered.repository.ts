@@ -32,8 +32,36 @@ export const renderedRepository = {
           body: (eb) => eb.ref('excluded.body'),
           json: (eb) => eb.ref('excluded.json'),
           created: (eb) => eb.ref('excluded.created'),
+          bytes: (eb) => eb.ref('excluded.bytes'),
         }),
       )
       .execute();
+  },
+
+  /** What the stored outputs weigh together, in bytes. */
+  async totalBytes(db: Executor): Promise<number> {
+    const row = await db
+      .selectFrom('rendered_contents')
+      .select((eb) => eb.fn.coalesce(eb.fn.sum<string | number>('bytes'), eb.lit(0)).as('total'))
+      .executeTakeFirst();
+    return Number(row?.total ?? 0);
+  },
+
+  /** The `limit` outputs stored or found longest ago, oldest first, with what each weighs. */
+  oldest(db: Executor, limit: number): Promise<Array<{ key: string; bytes: number }>> {
+    return db
+      .selectFrom('rendered_contents')
+      .select(['key', 'bytes'])
+      .orderBy('created')
+      .orderBy('key')
+      .limit(limit)
+      .execute();
+  },
+
+  /** Removes outputs by key; the number removed. */
+  async remove(db: Executor, keys: readonly string[]): Promise<number> {
+    if (keys.length === 0) return 0;
+    const result = await db.deleteFrom('rendered_contents').where('key', 'in', keys).executeTakeFirst();
+    return Number(result.numDeletedRows);
   },
 };

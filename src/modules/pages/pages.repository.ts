@@ -1,13 +1,13 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { DialectName } from '../../db/dialect.ts';
 import type { Executor } from '../../db/executor.ts';
-import type { PageHistoryTable, PagesTable } from '../../db/schema.ts';
+import type { PagesTable } from '../../db/schema.ts';
 import { mapUnique } from '../../db/unique.ts';
 import { livePage } from '../../db/visibility.ts';
 
 export type PageRow = Selectable<PagesTable>;
 
-/** The statements of page writes, placement and history; the reads of pages are PageQueries. */
+/** The statements of page writes and placement; the reads of pages are PageQueries, history's pages.history.repository.ts. */
 export const pagesRepository = {
   categories(db: Executor, documentationId: number) {
     return db
@@ -145,59 +145,6 @@ export const pagesRepository = {
     return mapUnique(() =>
       db.updateTable('pages').set(values).where('id', '=', id).returningAll().executeTakeFirstOrThrow(),
     );
-  },
-
-  async insertHistory(db: Executor, values: Insertable<PageHistoryTable>): Promise<void> {
-    await this.historyInsertion(db, values).execute();
-  },
-
-  /** The insert of a history row, unsent: the change queues it with its other writes. */
-  historyInsertion(db: Executor, values: Insertable<PageHistoryTable>) {
-    return db.insertInto('page_history').values(values);
-  },
-
-  /** How many revisions a page has, or has up to (and with) one of them. */
-  async countRevisions(db: Executor, pageId: number, upToId?: number): Promise<number> {
-    let query = db
-      .selectFrom('page_history')
-      .select((eb) => eb.fn.countAll().as('n'))
-      .where('page_id', '=', pageId);
-    if (upToId !== undefined) query = query.where('id', '<=', upToId);
-    const row = await query.executeTakeFirst();
-    return Number(row?.n ?? 0);
-  },
-
-  /** Revisions of a page, newest first, before a revision's id; with the user whose key made each. */
-  revisions(db: Executor, pageId: number, beforeId: number | null, limit: number) {
-    let query = db
-      .selectFrom('page_history as h')
-      .leftJoin('users as u', 'u.id', 'h.user_id')
-      .select([
-        'h.id',
-        'h.operation',
-        'h.message',
-        'h.title',
-        'h.slug',
-        'h.created',
-        'u.id as user_id',
-        'u.email as user_email',
-        'u.name as user_name',
-      ])
-      .where('h.page_id', '=', pageId);
-    if (beforeId !== null) query = query.where('h.id', '<', beforeId);
-    return query.orderBy('h.id', 'desc').limit(limit).execute();
-  },
-
-  /** The page's revision number `revision` (1 is the first), with its contents. */
-  revision(db: Executor, pageId: number, revision: number) {
-    return db
-      .selectFrom('page_history')
-      .select(['id', 'title', 'slug', 'content_draft', 'content_published', 'created'])
-      .where('page_id', '=', pageId)
-      .orderBy('id')
-      .limit(1)
-      .offset(revision - 1)
-      .executeTakeFirst();
   },
 };
 

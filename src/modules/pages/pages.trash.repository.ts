@@ -1,9 +1,14 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../db/executor.ts';
+import type { FormerSlugsTable } from '../../db/schema.ts';
 import { livePage, pagesOfLiveSections } from '../../db/visibility.ts';
 
 /** The UPDATE of many pages by id goes in chunks of this many parameters. */
 const CHUNK = 500;
+/** Rows of a table one step of the purge removes. */
+const PURGE_CHUNK = 1000;
+
+type PurgedTable = 'pages' | 'documentation' | 'api_references' | 'versions';
 
 /** The mark a deleted page's slug carries (`slug~id`): no slug has `~`, so it frees the slug for others. */
 export const deletedSlug = (slug: string, id: number): string => `${slug}~${id}`;
@@ -109,30 +114,65 @@ export const trashRepository = {
 
   /**
    * Removes for good the rows of one table deleted before `before`, a thousand at a time (each its
-   * own statement, so a large purge never holds the write lock long). Rows that hang on them go with
-   * them (history, a section's categories and pages, a version's contents) by their foreign keys.
+   * own statements, so a large purge never holds the write lock long). Rows that hang on them go with
+   * them (history, feedback, a section's categories and pages, a version's contents) by their foreign
+   * keys; the former slugs and search entries that name them, which have none, are removed first.
    */
-  async purge(
-    db: Executor,
-    table: 'pages' | 'documentation' | 'api_references' | 'versions',
-    before: string,
-  ): Promise<number> {
+  async purge(db: Executor, table: PurgedTable, before: string): Promise<number> {
     let purged = 0;
     for (;;) {
-      const result = await db
-        .deleteFrom(table)
-        .where('id', 'in', (eb) =>
-          eb
-            .selectFrom(table)
-            .select('id')
-            .where('deleted_at', 'is not', null)
-            .where('deleted_at', '<', before)
-            .limit(1000),
-        )
-        .executeTakeFirst();
-      const count = Number(result.numDeletedRows);
-      purged += count;
-      if (count < 1000) return purged;
+      const rows = await db
+        .selectFrom(table)
+        .select('id')
+        .where('deleted_at', 'is not', null)
+        .where('deleted_at', '<', before)
+        .limit(PURGE_CHUNK)
+        .execute();
+      const ids = rows.map((row) => Number(row.id));
+      if (ids.length === 0) return purged;
+      await forgetPurged(db, table, ids);
+      const result = await db.deleteFrom(table).where('id', 'in', ids).executeTakeFirst();
+      purged += Number(result.numDeletedRows);
+      if (ids.length < PURGE_CHUNK) return purged;
     }
   },
 };
+
+/**
+ * What names rows about to be purged without a foreign key: the former slugs that lead to them (or
+ * to what they hold), and search entries (a delete removed them already; any left would be found).
+ */
+async function forgetPurged(db: Executor, table: PurgedTable, ids: number[]): Promise<void> {
+  const slugs = (kind: FormerSlugsTable['kind'], column: 'target_id' | 'parent_id', of: number[]) =>
+    of.length === 0
+      ? Promise.resolve()
+      : db.deleteFrom('former_slugs').where('kind', '=', kind).where(column, 'in', of).execute();
+  switch (table) {
+    case 'pages':
+      await slugs('page', 'target_id', ids);
+      await db.deleteFrom('search_entries').where('page_id', 'in', ids).execute();
+      return;
+    case 'api_references':
+      await db.deleteFrom('search_entries').where('reference_id', 'in', ids).execute();
+      return;
+    case 'documentation':
+      await slugs('section', 'target_id', ids);
+      await slugs('page', 'parent_id', ids);
+      return;
+    case 'versions': {
+      const sections = await db
+        .selectFrom('documentation')
+        .select('id')
+        .where('version_id', 'in', ids)
+        .execute();
+      await slugs('version', 'target_id', ids);
+      await slugs('section', 'parent_id', ids);
+      await slugs(
+        'page',
+        'parent_id',
+        sections.map((row) => Number(row.id)),
+      );
+      return;
+    }
+  }
+}

@@ -21,6 +21,8 @@ import { assertNotBlank } from '../../shared/text.ts';
 import { assertPageIfMatch, presentPage, type Page } from './pages.presenter.ts';
 import type { PagePlacement, PagePlacer } from './pages.placement.ts';
 import type { PageQueries, PageView } from './pages.reads.repository.ts';
+import { packedContents } from './pages.history.ts';
+import { historyRepository } from './pages.history.repository.ts';
 import { pagesRepository as repo, viewOf } from './pages.repository.ts';
 import { explicitSlug, regeneratedSlug } from './page-slugs.ts';
 import type { PageCreateInput, PageUpdateInput } from './pages.schemas.ts';
@@ -113,7 +115,7 @@ export class PageWriter {
         version_slug: section.version_slug,
         variables: section.variables,
       };
-      return this.record(tx, view, 'create', message, new ChangeWrites(trx), (page) => ({
+      return this.record(tx, view, null, 'create', message, new ChangeWrites(trx), (page) => ({
         type: 'page.created',
         projectId,
         versionId: section.version_id,
@@ -202,7 +204,7 @@ export class PageWriter {
         writes.add(repo.updating(trx, id, values));
         after = { ...before, ...values };
       }
-      return this.record(tx, after, 'update', message, writes, (page) => ({
+      return this.record(tx, after, before, 'update', message, writes, (page) => ({
         type: 'page.updated',
         projectId: ctx.scope.project.id,
         versionId: after.version_id,
@@ -238,7 +240,7 @@ export class PageWriter {
       const writes = new ChangeWrites(trx);
       writes.add(repo.updating(trx, id, values));
       const after: PageView = { ...current, ...values };
-      return this.record(tx, after, 'publish', PUBLISH_MESSAGE, writes, (page) => ({
+      return this.record(tx, after, current, 'publish', PUBLISH_MESSAGE, writes, (page) => ({
         type: 'page.published',
         projectId: ctx.scope.project.id,
         versionId: current.version_id,
@@ -267,25 +269,27 @@ export class PageWriter {
 
   /**
    * The page's history entry and its change event, in the change's transaction: the entry joins
-   * `writes` (what the use case queued already), sent with the subscribers' writes.
+   * `writes` (what the use case queued already), sent with the subscribers' writes. Its contents
+   * are packed as the change from `before` where they can be (decision 0038).
    */
   private async record(
     tx: TransactionContext,
     view: PageView,
+    before: PageView | null,
     operation: PageHistoryTable['operation'],
     message: string,
     writes: ChangeWrites,
     event: (page: Page) => ChangeEvent,
   ): Promise<Page> {
+    const contents = await packedContents(tx.transaction, view.id, view, before);
     writes.add(
-      repo.historyInsertion(tx.transaction, {
+      historyRepository.insertion(tx.transaction, {
         page_id: view.id,
         operation,
         message,
         title: view.title,
         slug: view.slug,
-        content_draft: view.content_draft,
-        content_published: view.content_published,
+        contents,
         api_key_id: tx.actor.kind === 'key' ? tx.actor.keyId : null,
         user_id: tx.actor.kind === 'key' ? (tx.actor.user?.id ?? null) : null,
         created: toStoredDate(this.clock.now()),

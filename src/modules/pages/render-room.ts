@@ -23,11 +23,20 @@ export class RenderRoom {
   /** renders the HTML of changed pages in the background, once their changes committed */
   readonly ahead: RenderAhead;
 
-  /** `maxBytes`: what rendered contents and link titles may weigh in memory (CACHE_MEMORY_MB's half). */
-  constructor(database: DatabaseHandle, clock: Clock, workers: WorkerPool, maxBytes: number) {
+  /**
+   * `maxBytes`: what rendered contents and link titles may weigh in memory (CACHE_MEMORY_MB's half);
+   * `storeBytes`: what outputs stored in the database may weigh (RENDER_STORE_MB).
+   */
+  constructor(
+    database: DatabaseHandle,
+    clock: Clock,
+    workers: WorkerPool,
+    maxBytes: number,
+    storeBytes: number,
+  ) {
     const queries = new PageQueries(database);
     const engine = new RenderEngine(workers);
-    this.stored = new RenderedStore(database, clock);
+    this.stored = new RenderedStore(database, clock, storeBytes);
     this.pages = new PageRenderer(queries, engine, { maxBytes, store: this.stored });
     this.posts = new PostRenderer(engine);
     this.ahead = new RenderAhead(queries, this.pages);

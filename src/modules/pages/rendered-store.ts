@@ -17,6 +17,10 @@ const ROWS_PER_INSERT = 100;
 const ROWS_PER_DELETE = 1000;
 /** Outputs waiting to be stored at most; past it new ones are not kept (a later read stores them). */
 const MAX_PENDING = 5_000;
+/** Outputs one step of an eviction removes at most, the oldest first, in one statement. */
+const ROWS_PER_EVICTION = 500;
+/** An eviction brings the store down to this share of its cap, so that the next saves find room. */
+const EVICT_TO = 0.9;
 
 export interface StoredRenderStats {
   hits: number;
@@ -44,10 +48,15 @@ export class RenderedStore {
   private running: Promise<void> | null = null;
   private closed = false;
   private readonly counts = { hits: 0, misses: 0, stored: 0, failures: 0 };
+  /** what the store weighed when last measured, plus what this instance stored since; null: not measured */
+  private estimate: number | null = null;
+  private evicting: Promise<number> | null = null;
 
+  /** `capBytes`: what the stored outputs may weigh together (RENDER_STORE_MB). */
   constructor(
     private readonly database: DatabaseHandle,
     private readonly clock: Clock,
+    private readonly capBytes: number,
   ) {
     this.read = new PreparedRead(database, 1, repo.byKey);
   }
@@ -109,8 +118,52 @@ export class RenderedStore {
     for (;;) {
       const count = await repo.purge(this.database.db, before, ROWS_PER_DELETE);
       purged += count;
-      if (count < ROWS_PER_DELETE) return purged;
+      if (count < ROWS_PER_DELETE) {
+        this.estimate = null;
+        return purged;
+      }
     }
+  }
+
+  /** What the stored outputs weigh together, in bytes (the `/metrics` gauge). */
+  bytes(): Promise<number> {
+    return repo.totalBytes(this.database.reader);
+  }
+
+  /**
+   * Holds the store under its cap: when it weighs more, removes the outputs stored or found longest
+   * ago until it weighs EVICT_TO of the cap. Run after saves that may have passed the cap (by this
+   * instance's estimate) and by the jobs room (for what other instances stored); one at a time.
+   * The number of outputs removed.
+   */
+  evict(): Promise<number> {
+    this.evicting ??= this.shrink().finally(() => {
+      this.evicting = null;
+    });
+    return this.evicting;
+  }
+
+  private async shrink(): Promise<number> {
+    const db = this.database.db;
+    let total = await repo.totalBytes(db);
+    let removed = 0;
+    if (total > this.capBytes) {
+      const target = this.capBytes * EVICT_TO;
+      while (total > target) {
+        const oldest = await repo.oldest(db, ROWS_PER_EVICTION);
+        if (oldest.length === 0) break;
+        const keys: string[] = [];
+        for (const row of oldest) {
+          if (total <= target) break;
+          keys.push(row.key);
+          total -= Number(row.bytes);
+        }
+        removed += await repo.remove(db, keys);
+        await setImmediate();
+      }
+    }
+    this.estimate = total;
+    return removed;
   }
 
   private queue(key: string, json: string): void {
@@ -147,14 +200,20 @@ export class RenderedStore {
     for (let start = 0; start < entries.length; start += ROWS_PER_INSERT) {
       const rows = entries
         .slice(start, start + ROWS_PER_INSERT)
-        .map(([key, body]) => ({ key, body, json: 1, created }));
+        .map(([key, body]) => ({ key, body, json: 1, created, bytes: Buffer.byteLength(key + body) }));
       try {
         await repo.store(this.database.db, rows);
         this.counts.stored += rows.length;
+        if (this.estimate !== null) this.estimate += rows.reduce((sum, row) => sum + row.bytes, 0);
       } catch {
         this.counts.failures += 1;
       }
       await setImmediate();
+    }
+    if (this.estimate === null || this.estimate > this.capBytes) {
+      await this.evict().catch(() => {
+        this.counts.failures += 1;
+      });
     }
   }
 }
