@@ -133,12 +133,17 @@ export class SiteSearch {
   private async search(site: SiteContext, ask: SearchAsk, hits: number): Promise<SearchResult | null> {
     const context = this.site.readers.context(site.view.project);
     try {
-      const body = await this.deps.search.searchJson(context, {
-        query: ask.q,
-        page: ask.page - 1,
-        hits,
-        ...(ask.version === null ? {} : { version_slug: ask.version.slug }),
-      });
+      // The stamp the site read first (site.handler.ts), before anything of the answer: one read.
+      const body = await this.deps.search.searchJson(
+        context,
+        {
+          query: ask.q,
+          page: ask.page - 1,
+          hits,
+          ...(ask.version === null ? {} : { version_slug: ask.version.slug }),
+        },
+        site.stamp,
+      );
       return JSON.parse(body) as SearchResult;
     } catch (error) {
       if (error instanceof NotFoundError) return null;
