@@ -11,10 +11,12 @@
  *
  *   node --import tsx bench/history-growth.bench.ts [--edits 1000] [--page-kb 20] [--port P]
  *        [--fixed-port P] [--data $TMPDIR/quire-bench-history] [--pg [url]] [--render-ahead true|false]
+ *        [--json FILE]
  *
+ * `--json FILE` writes the two multiples there (history, whole database), for bench/table.ts.
  * Goal: the history of the 1,000 edits weighs at most 10 times the page.
  */
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
@@ -150,6 +152,14 @@ async function main(): Promise<void> {
       process.stdout.write(`  ${name.padEnd(24)} ${kb(bytes).padStart(10)}  ${multiple(bytes)}\n`);
     }
     process.stdout.write(`\ngoal (history ≤ 10× the page): ${history <= 10 * size ? 'met' : 'NOT met'}\n`);
+    const jsonFile = arg('json', '');
+    if (jsonFile !== '') {
+      const values = { growth: history / size, database: whole / size };
+      writeFileSync(
+        jsonFile,
+        `${JSON.stringify({ title: `history ${backend.label}`, rows: {}, values }, null, 2)}\n`,
+      );
+    }
   } finally {
     await servers.cleanUp();
   }

@@ -234,15 +234,19 @@ if (only.has('large')) {
   );
 }
 
-if (only.has('history') && fs.existsSync(path.join(HERE, 'history-growth.bench.ts'))) {
-  const growth = await run('history-growth.bench.ts', ports(['port']));
+if (only.has('history')) {
+  const sqlite = await run('history-growth.bench.ts', ports(['port', 'fixed-port']));
   judge(
-    'database growth: a 20 KB page edited 1,000 times / the page',
-    growth?.values?.growth,
+    'history of a 20 KB page edited 1,000 times / the page, SQLite',
+    sqlite?.values?.growth,
     '≤ 10',
     (v) => v <= 10,
     1,
   );
+  if (pgUrl !== undefined) {
+    const postgres = await run('history-growth.bench.ts', ['--pg', pgUrl, ...ports(['port', 'fixed-port'])]);
+    judge('the same on PostgreSQL', postgres?.values?.growth, '≤ 10', (v) => v <= 10, 1);
+  }
 }
 
 process.stdout.write(`\nThe machine in this run:\n${fixedSeen.map((line) => `- ${line}\n`).join('')}`);
