@@ -17,14 +17,7 @@ import type {
 import type { MailOutboxTable, ReaderLoginTokensTable, ReaderSessionsTable } from './schema.reader-login.ts';
 
 export type { FeedbackTable } from './schema.feedback.ts';
-export type {
-  IdempotencyKeysTable,
-  LinkScansTable,
-  RenderedContentsTable,
-  ChangeStampsTable,
-  NavigationStampsTable,
-  FormerSlugsTable,
-} from './schema.stores.ts';
+export type * from './schema.stores.ts';
 export type {
   DeliveryStatus,
   WebhookAttemptsTable,

@@ -1,41 +1,31 @@
-import { randomBytes } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../helpers/test-app.ts';
-import { SmtpReceiver } from '../helpers/smtp-receiver.ts';
+import type { TestApp } from '../helpers/test-app.ts';
+import type { SmtpReceiver } from '../helpers/smtp-receiver.ts';
 import { DEVICES, checkAccessibility } from './a11y-helpers.ts';
-import { axeViolations, describeInBrowser, launchChromium, seriousOnes } from './browser-helpers.ts';
-import { grant, privateSite, signIn } from './login-helpers.ts';
+import { axeViolations, describeInBrowser, seriousOnes } from './browser-helpers.ts';
+import { grant, privateSite, signIn, startMailingSite, type MailingSite } from './login-helpers.ts';
 
 /** A private site's own pages get the same accessibility check as a public site's (site.md §6, §8). */
 describeInBrowser('a private site in Chromium: accessibility of its own pages (axe-core)', () => {
   let browser: Browser;
   let t: TestApp;
-  const smtp = new SmtpReceiver();
+  let smtp: SmtpReceiver;
   let origin = '';
+  let served: MailingSite | undefined;
   let root = '';
   let session = '';
   const email = 'a11y-reader@example.com';
 
   beforeAll(async () => {
-    await smtp.start();
-    [browser, t] = await Promise.all([
-      launchChromium(),
-      buildTestApp({ env: { SMTP_URL: smtp.url, SITE_SESSION_SECRET: randomBytes(32).toString('base64') } }),
-    ]);
-    await t.app.listen({ host: '127.0.0.1', port: 0 });
-    origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    served = await startMailingSite();
+    ({ browser, t, smtp, origin } = served);
     const w = await privateSite(t.deps, t.app);
     root = w.root;
     await grant(t.app, w.key, email);
     session = await signIn(t.deps, t.app, smtp, root, email);
   }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-    await smtp.stop();
-  });
+  afterAll(() => served?.close());
 
   for (const device of DEVICES) {
     it(`the login page: no serious or critical violation, light and dark, ${device.label}`, async () => {

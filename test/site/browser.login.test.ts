@@ -1,38 +1,37 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { randomBytes } from 'node:crypto';
 import { SignJWT } from 'jose';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../helpers/test-app.ts';
-import { SmtpReceiver } from '../helpers/smtp-receiver.ts';
-import { describeInBrowser, launchChromium } from './browser-helpers.ts';
+import type { TestApp } from '../helpers/test-app.ts';
+import type { SmtpReceiver } from '../helpers/smtp-receiver.ts';
+import { describeInBrowser } from './browser-helpers.ts';
 import { quire, useTempFiles } from './site-cli.ts';
 import { sitePage } from './site-helpers.ts';
-import { grant, hs256Secret, mailedLink, privateSite, revoke } from './login-helpers.ts';
+import {
+  grant,
+  hs256Secret,
+  mailedLink,
+  privateSite,
+  revoke,
+  startMailingSite,
+  type MailingSite,
+} from './login-helpers.ts';
 
 const tempFile = useTempFiles();
 
 describeInBrowser('a private site in Chromium: signing in, reading, signing out', () => {
   let browser: Browser;
   let t: TestApp;
-  const smtp = new SmtpReceiver();
+  let smtp: SmtpReceiver;
   let origin = '';
+  let served: MailingSite | undefined;
 
   beforeAll(async () => {
-    await smtp.start();
-    [browser, t] = await Promise.all([
-      launchChromium(),
-      buildTestApp({ env: { SMTP_URL: smtp.url, SITE_SESSION_SECRET: randomBytes(32).toString('base64') } }),
-    ]);
-    await t.app.listen({ host: '127.0.0.1', port: 0 });
-    origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    served = await startMailingSite();
+    ({ browser, t, smtp, origin } = served);
   }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-    await smtp.stop();
-  });
+  afterAll(() => served?.close());
 
   /** A private site with two pages that link to each other through the navigation. */
   async function site() {

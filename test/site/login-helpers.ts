@@ -3,8 +3,11 @@ import type { FastifyInstance } from 'fastify';
 import { expect } from 'vitest';
 import type { Deps } from '../../src/deps.ts';
 import { createWorld } from '../helpers/factories.ts';
-import { client } from '../helpers/test-app.ts';
-import { linkIn, type SmtpReceiver } from '../helpers/smtp-receiver.ts';
+import type { AddressInfo } from 'node:net';
+import type { Browser } from 'playwright-core';
+import { buildTestApp, client, type TestApp } from '../helpers/test-app.ts';
+import { linkIn, SmtpReceiver } from '../helpers/smtp-receiver.ts';
+import { launchChromium } from './browser-helpers.ts';
 import { sitePage } from './site-helpers.ts';
 
 /**
@@ -91,4 +94,36 @@ export async function signIn(
   const cookie = cookieOf(opened);
   expect(cookie).not.toBeNull();
   return cookie as string;
+}
+
+/** Chromium, and a listening app that mails through a test SMTP server: a private site to sign in to. */
+export interface MailingSite {
+  browser: Browser;
+  t: TestApp;
+  smtp: SmtpReceiver;
+  /** `http://127.0.0.1:PORT` */
+  origin: string;
+  close(): Promise<void>;
+}
+
+export async function startMailingSite(): Promise<MailingSite> {
+  const smtp = new SmtpReceiver();
+  await smtp.start();
+  const [browser, t] = await Promise.all([
+    launchChromium(),
+    buildTestApp({ env: { SMTP_URL: smtp.url, SITE_SESSION_SECRET: randomBytes(32).toString('base64') } }),
+  ]);
+  await t.app.listen({ host: '127.0.0.1', port: 0 });
+  const origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+  return {
+    browser,
+    t,
+    smtp,
+    origin,
+    async close() {
+      await browser.close();
+      await t.close();
+      await smtp.stop();
+    },
+  };
 }
