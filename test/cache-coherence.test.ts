@@ -194,7 +194,8 @@ describe(`page answers cached on one instance, changed through another (${dialec
     const { a, b, w, page } = await twoInstances();
     const path = `/page/${page.id}?format=html`;
     const on = [client(a.app, w.key), client(b.app, w.key)];
-    const titleOf = (res: { statusCode: number; body: string }) => ok(res).json<PageAnswer>().title;
+    const titleOf = (res: { statusCode: number; body: string }) =>
+      (JSON.parse(ok(res).body) as PageAnswer).title;
     const hits = () => a.deps.pages.responseCacheStats().hits + b.deps.pages.responseCacheStats().hits;
     const hitsBefore = hits();
     // Readers on both instances keep the answer cached and their stamp reads under way, so that the
