@@ -189,4 +189,58 @@ describe(`page answers cached on one instance, changed through another (${dialec
     expect(reads).toBeGreaterThan(25);
     expect((await onA.get(path)).json<PageAnswer>().title).toBe('Title 25');
   });
+
+  it('answers every write on one instance to the very next read on the other, 1,000 times', async () => {
+    const { a, b, w, page } = await twoInstances();
+    const path = `/page/${page.id}?format=html`;
+    const on = [client(a.app, w.key), client(b.app, w.key)];
+    const titleOf = (res: { statusCode: number; body: string }) =>
+      (JSON.parse(ok(res).body) as PageAnswer).title;
+    const hits = () => a.deps.pages.responseCacheStats().hits + b.deps.pages.responseCacheStats().hits;
+    const hitsBefore = hits();
+    // Readers on both instances keep the answer cached and their stamp reads under way, so that the
+    // read after each write often arrives while a stamp read it must not share is running.
+    let written = 0;
+    let writing = true;
+    const stale: string[] = [];
+    const background = async (api: (typeof on)[number]) => {
+      while (writing && stale.length < 10) {
+        const floor = written;
+        const seen = Number(/^Title (\d+)$/.exec(titleOf(await api.get(path)))?.[1] ?? 0);
+        if (seen < floor) stale.push(`a read started after write ${floor} was answered saw ${seen}`);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    };
+    const tries = async () => {
+      try {
+        for (let i = 1; i <= 1000 && stale.length < 10; i++) {
+          // Writes alternate between the instances; each is read at once on the other one.
+          const writer = on[i % 2]!;
+          const reader = on[(i + 1) % 2]!;
+          ok(await writer.put(`/page/${page.id}`, { title: `Title ${i}` }));
+          written = i;
+          const seen = titleOf(await reader.get(path));
+          if (seen !== `Title ${i}`) stale.push(`try ${i}: the read after the write saw '${seen}'`);
+          // Read again on both: the answer the next write replaces is then a cached one on each side.
+          for (const api of on) {
+            const again = titleOf(await api.get(path));
+            if (again !== `Title ${i}`) stale.push(`try ${i}: a later read saw '${again}'`);
+          }
+        }
+      } finally {
+        writing = false;
+      }
+    };
+    await Promise.all([
+      tries(),
+      background(on[0]!),
+      background(on[1]!),
+      background(on[0]!),
+      background(on[1]!),
+    ]);
+    expect(stale).toEqual([]);
+    expect(written).toBe(1000);
+    // The reads were answered from the caches, not around them.
+    expect(hits() - hitsBefore).toBeGreaterThanOrEqual(1000);
+  }, 120_000);
 });

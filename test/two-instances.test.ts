@@ -66,6 +66,12 @@ describe('two instances over one database', () => {
       );
       expect(results.filter((r) => r.statusCode === 200)).toHaveLength(60);
       expect(results.filter((r) => r.statusCode === 429)).toHaveLength(20);
+      // Each admitted request got a count of its own, whichever instance counted it: 1 to 60, once each.
+      const counts = results
+        .filter((r) => r.statusCode === 200)
+        .map((r) => Number(r.headers['x-ratelimit-remaining']))
+        .sort((x, y) => x - y);
+      expect(counts).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
       const next = await client(b.app, w.key).get('/version');
       expect(next.headers['x-ratelimit-remaining']).toBe('60');
     });

@@ -2,6 +2,7 @@ import type SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import type { DatabaseHandle } from './dialect.ts';
 import type { Executor } from './executor.ts';
+import { PreparedRead } from './prepared.ts';
 
 /** A stamp read waiting for the next read. */
 interface Waiter {
@@ -29,8 +30,17 @@ export class ChangeStamps {
   private waiting: Waiter[] = [];
   /** SQLite: a read is scheduled for the end of this turn; PostgreSQL: a query is running */
   private busy = false;
+  /** PostgreSQL: the stamps of a list of projects, compiled once (one query for any number of them) */
+  private readonly stampsOf: PreparedRead<[number[]], { project_id: number; stamp: string | number }>;
 
-  constructor(private readonly database: DatabaseHandle) {}
+  constructor(private readonly database: DatabaseHandle) {
+    this.stampsOf = new PreparedRead(database, 1, (db, ids: number[]) =>
+      db
+        .selectFrom('change_stamps')
+        .select(['project_id', 'stamp'])
+        .where('project_id', '=', sql<number>`any(${ids})`),
+    );
+  }
 
   /**
    * The project's stamp as committed now, or null when none can be read (an in-memory SQLite database
@@ -86,11 +96,7 @@ export class ChangeStamps {
         const ids = [...new Set(batch.map((w) => w.projectId))];
         let stamps: Map<number, string> | null = null;
         try {
-          const rows = await this.database.reader
-            .selectFrom('change_stamps')
-            .select(['project_id', 'stamp'])
-            .where('project_id', 'in', ids)
-            .execute();
+          const rows = await this.stampsOf.all(undefined, ids);
           stamps = new Map(rows.map((row) => [row.project_id, String(row.stamp)]));
         } catch {
           // The request's own read reports the failure; without a stamp nothing is cached.
