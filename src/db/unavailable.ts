@@ -33,8 +33,8 @@ const CLIENT_MESSAGES = [
 
 /**
  * A database error that means "not now" rather than "not so", as a 503 with Retry-After; null for
- * every other error. SQLite's SQLITE_BUSY (another process held the write lock past busy_timeout)
- * counts too.
+ * every other error. SQLite's SQLITE_BUSY (another process held the write lock past busy_timeout,
+ * or committed between a transaction's read and its write) counts too.
  */
 export function asUnavailable(error: unknown): ServiceUnavailableError | null {
   if (typeof error !== 'object' || error === null) return null;
@@ -49,7 +49,9 @@ export function asUnavailable(error: unknown): ServiceUnavailableError | null {
     if (NETWORK_CODES.has(code) || SERVER_STATES.has(code) || /^08[0-9A-Z]{3}$/.test(code)) {
       return unavailable();
     }
-    if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') return unavailable();
+    // With their extended codes: SQLITE_BUSY_SNAPSHOT is a transaction that read before another
+    // connection's commit and then wrote, which a retry does anew.
+    if (/^SQLITE_(BUSY|LOCKED)(_[A-Z]+)?$/.test(code)) return unavailable();
   }
   if (typeof message === 'string' && CLIENT_MESSAGES.some((m) => message.includes(m))) return unavailable();
   // A connection attempt to every address of a host name fails as one AggregateError.

@@ -19,6 +19,7 @@ import { oneTransaction, type ImportStaging, type ImportWrites, type StagedImpor
 import type { PlannedVersion } from './import.plan.ts';
 import type { ImportReport } from './import.report.ts';
 import { VersionImporter, type ImportInput, type ImportRun } from './import.versions.ts';
+import { inWriterTurns } from '../../db/writer-turns.ts';
 
 /**
  * Import (extensions.md §3): an archive in the export layout becomes new versions of the project
@@ -91,7 +92,9 @@ export class ImportService {
           return await this.finish(tx, whole);
         });
       }
-      return await this.importStaged(ctx, this.staging.begin(ctx), plan.versions, run);
+      const staging = this.staging;
+      // Its statements take turns with the event loop (writer-turns.ts): a 4 MB page holds no turn.
+      return await inWriterTurns(() => this.importStaged(ctx, staging.begin(ctx), plan.versions, run));
     } finally {
       archive.close();
     }
