@@ -32,6 +32,9 @@ const BATCH = 200;
  * again from the stored contents.
  */
 export class SearchIndexer {
+  /** the transactions whose pages are indexed together before they commit, and those pages */
+  private readonly pending = new WeakMap<Executor, Set<number>>();
+
   constructor(
     private readonly dialect: DialectName,
     private readonly operations: OperationsReader = operationsInPlace,
@@ -49,6 +52,11 @@ export class SearchIndexer {
    * statement, so it removes the old entries only.
    */
   async page(trx: Executor, pageId: number, writes?: ChangeWrites): Promise<void> {
+    const pending = this.pending.get(trx);
+    if (pending !== undefined) {
+      pending.add(pageId);
+      return;
+    }
     if (writes !== undefined && this.dialect === 'postgres') {
       writes.add(repo.deletion(trx, 'page_id', pageId));
       const pages = await repo.pages(trx, 'p.id', pageId);
@@ -61,6 +69,28 @@ export class SearchIndexer {
     await this.remove(trx, 'page_id', pageId);
     const pages = await repo.pages(trx, 'p.id', pageId);
     await this.insert(trx, await this.entriesOfPages(pages));
+  }
+
+  /**
+   * The pages changed in `trx` from now on are indexed together by `pagesPending`, which its owner
+   * calls before it commits (a step of a staged import: nothing reads the index in it meanwhile): a
+   * few statements for hundreds of pages instead of a few for each.
+   */
+  deferPages(trx: Executor): void {
+    this.pending.set(trx, new Set());
+  }
+
+  /** The pages deferred in `trx`, indexed as they stand now; pages are indexed at once again. */
+  async pagesPending(trx: Executor): Promise<void> {
+    const ids = [...(this.pending.get(trx) ?? [])];
+    this.pending.delete(trx);
+    for (let start = 0; start < ids.length; start += BATCH) {
+      const some = ids.slice(start, start + BATCH);
+      if (this.dialect === 'sqlite') await repo.removePagesFts(trx, some);
+      await repo.deletePages(trx, some);
+      const pages = await repo.pagesIn(trx, some);
+      await this.insert(trx, await this.entriesOfPages(pages));
+    }
   }
 
   async reference(trx: Executor, referenceId: number): Promise<void> {
