@@ -25,6 +25,8 @@ export type OperationsReader = (
 
 /** Rows are written this many at a time (at most 15 values each, far below either database's limit). */
 const BATCH = 200;
+/** Entries of deferred pages (pagesPending) are written this many at a time (with their words). */
+const PENDING_BATCH = 50;
 /**
  * Keeps the search index equal to what readers can see. Each method replaces the entries of one
  * scope (a page, a reference, a changelog post, a version, a project) inside the caller's
@@ -89,7 +91,8 @@ export class SearchIndexer {
       if (this.dialect === 'sqlite') await repo.removePagesFts(trx, some);
       await repo.deletePages(trx, some);
       const pages = await repo.pagesIn(trx, some);
-      await this.insert(trx, await this.entriesOfPages(pages));
+      // Fewer entries to a statement: each statement is a piece of work the event loop cannot cut.
+      await this.insert(trx, await this.entriesOfPages(pages), PENDING_BATCH);
     }
   }
 
@@ -208,14 +211,14 @@ export class SearchIndexer {
    * batches the event loop answers other requests (a large reference or version has thousands of
    * entries, and SQLite's writes are synchronous).
    */
-  private async insert(trx: Executor, entries: Entry[]): Promise<void> {
-    for (let start = 0; start < entries.length; start += BATCH) {
-      const ids = await repo.insertReturningIds(trx, entries.slice(start, start + BATCH));
+  private async insert(trx: Executor, entries: Entry[], batch = BATCH): Promise<void> {
+    for (let start = 0; start < entries.length; start += batch) {
+      const ids = await repo.insertReturningIds(trx, entries.slice(start, start + batch));
       if (this.dialect !== 'sqlite' || ids.length === 0) continue;
       const first = Math.min(...ids.map((row) => row.id));
       const last = Math.max(...ids.map((row) => row.id));
       await repo.insertFts(trx, first, last);
-      if (start + BATCH < entries.length) await setImmediate();
+      if (start + batch < entries.length) await setImmediate();
     }
   }
 }
