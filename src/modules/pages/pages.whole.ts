@@ -87,7 +87,9 @@ export async function writeWholePage(
   const projectId = tx.scope.project.id;
   const base = input.slug ?? slugify(input.title, 'page');
   let state = memo.sections.get(documentationId);
-  if (state === undefined || state.end === null) {
+  const inCategory = (at.categoryId ?? null) !== null;
+  // The section's end is read again only when it is needed: a page in a category is placed by it.
+  if (state === undefined || (state.end === null && !inCategory)) {
     if (state === undefined) await repo.lockSection(trx, parts.dialect, projectId, documentationId);
     const section = await parts.queries.newPageSection(trx, projectId, documentationId, base);
     if (!section) throw new NotFoundError(`Documentation ${documentationId} not found.`);
@@ -104,7 +106,7 @@ export async function writeWholePage(
   }
   const { section } = state;
   const placement =
-    (at.categoryId ?? null) === null && state.end !== null
+    !inCategory && state.end !== null
       ? { categoryId: null, position: state.end }
       : await parts.placer.placeNew(trx, section.id, undefined, at.categoryId ?? null);
   // A placement in a category moves what follows it: the section's end is read again next time.
