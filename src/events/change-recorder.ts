@@ -91,14 +91,19 @@ export class ChangeRecorder<E> {
     const others = this.subscribers.filter((s) => !s.derived);
     // The event loop answers between changes once a turn's budget is spent (reads see none of this
     // transaction's rows meanwhile).
+    // The writes of the changes heard in one turn are sent together (their audit entries, one insert:
+    // ChangeWrites); a subscriber that reads what an earlier one queued flushes first, as in record.
     const turns = new TurnBudget();
+    let writes = new ChangeWrites(ctx.transaction);
     for (const change of stage.held) {
-      const writes = new ChangeWrites(ctx.transaction);
       for (const { subscriber } of others) await subscriber(ctx.transaction, change, writes);
-      await writes.flush();
       this.afterCommit(ctx.transaction, change);
+      if (!turns.spent()) continue;
+      await writes.flush();
+      writes = new ChangeWrites(ctx.transaction);
       await turns.pass();
     }
+    await writes.flush();
     stage.held.length = 0;
   }
 

@@ -52,7 +52,7 @@ export class ImportStaging {
   ) {}
 
   begin(ctx: UseCaseContext): StagedImport {
-    return new StagedImport(this.db, this.versions, this.changes, ctx, (id, holder) =>
+    return new StagedImport(this.db, this.versions, this.index, this.changes, ctx, (id, holder) =>
       this.remove(id, holder),
     );
   }
@@ -104,6 +104,7 @@ export class StagedImport implements ImportWrites {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly versions: VersionsService,
+    private readonly index: SearchIndexer,
     private readonly recorder: ChangeRecorder,
     ctx: UseCaseContext,
     private readonly remove: (id: number, holder: string) => Promise<void>,
@@ -119,6 +120,8 @@ export class StagedImport implements ImportWrites {
     const trx = await this.db.startTransaction().execute();
     try {
       this.recorder.stage(trx, this.changes);
+      // The step's pages are indexed together as it ends (their search entries hidden with them).
+      this.index.deferPages(trx);
       await this.versions.showStaged(trx, this.versionIds, this.holder.name, false);
     } catch (error) {
       await trx
@@ -154,6 +157,7 @@ export class StagedImport implements ImportWrites {
     if (step === undefined) return;
     this.step = undefined;
     try {
+      await this.index.pagesPending(step.trx);
       await this.versions.hideStaged(step.trx, this.versionIds, this.holder.name);
       await step.trx.commit().execute();
     } catch (error) {

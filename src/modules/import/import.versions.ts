@@ -5,6 +5,7 @@ import { RESERVED_VERSION_SLUGS, slugify } from '../../shared/slug.ts';
 import type { DocumentationService } from '../documentation/documentation.service.ts';
 import type { FeedbackService } from '../feedback/feedback.service.ts';
 import type { PagesService } from '../pages/pages.service.ts';
+import { SectionMemo } from '../pages/pages.whole.ts';
 import type { ReferencesService } from '../references/references.service.ts';
 import type { VersionsService } from '../versions/versions.service.ts';
 import { ArchiveError, type ArchiveFile, type ImportArchive } from './import.archive.ts';
@@ -87,16 +88,18 @@ export class VersionImporter {
         published: section.published,
       });
       report.documentation++;
-      const slugs = new Set<string>();
+      // The section's slugs (those the archive asks for are kept when free) and its place, read once.
+      const sectionAt = { slugs: new Set<string>(), memo: new SectionMemo() };
       let categoryId: number | null = null;
       for (const entry of section.entries) {
         if (entry.kind === 'category') {
           const at = await writes.ctx();
           categoryId = (await this.documentation.createCategory(at, created.id, entry.title)).id;
+          sectionAt.memo.forget(created.id);
           report.categories++;
           continue;
         }
-        await this.importPage(run, created.id, entry, { categoryId, parentId: null }, slugs);
+        await this.importPage(run, created.id, entry, { categoryId, parentId: null }, sectionAt);
       }
     }
 
@@ -150,8 +153,9 @@ export class VersionImporter {
     documentationId: number,
     planned: PlannedPage,
     at: { categoryId: number | null; parentId: number | null },
-    slugs: Set<string>,
+    section: { slugs: Set<string>; memo: SectionMemo },
   ): Promise<void> {
+    const { slugs, memo } = section;
     const { input, report } = run;
     // A page of the Git format is its published body, in Markdoc.
     let { draft, published } =
@@ -169,27 +173,21 @@ export class VersionImporter {
     // kept): each is imported, the later ones under a slug made unique from the title.
     const wanted = planned.slug ?? slugify(planned.title, 'page');
     const slug = planned.slug !== undefined && !slugs.has(planned.slug) ? planned.slug : undefined;
-    // A page is written whole in one step.
-    const ctx = await run.writes.ctx();
-    let page = await this.pages.create(
-      ctx,
+    // A page is written whole in one step, in one insert.
+    const page = await this.pages.createWhole(
+      await run.writes.ctx(),
       documentationId,
       {
         title: planned.title,
-        content: published ?? draft ?? '',
+        published,
+        draft,
         message: IMPORT_MESSAGE,
         ...(slug !== undefined ? { slug } : {}),
+        ...(planned.listed !== undefined ? { listed: planned.listed } : {}),
       },
       at,
+      memo,
     );
-    if (published !== null) {
-      page = await this.pages.publish(ctx, page.id);
-      if (draft !== null)
-        page = await this.pages.update(ctx, page.id, { content: draft, message: IMPORT_MESSAGE });
-    }
-    if (planned.listed !== undefined && planned.listed !== page.listed) {
-      page = await this.pages.update(ctx, page.id, { listed: planned.listed, message: IMPORT_MESSAGE });
-    }
     if (page.slug !== wanted) {
       report.warnings.push({
         file: planned.file.path,
@@ -202,7 +200,7 @@ export class VersionImporter {
     await run.writes.wrote((published?.length ?? 0) + (draft?.length ?? 0));
     for (const child of planned.children) {
       const place = { categoryId: at.categoryId, parentId: page.id };
-      await this.importPage(run, documentationId, child, place, slugs);
+      await this.importPage(run, documentationId, child, place, section);
     }
   }
 }

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { UseCaseContext } from '../../auth/actor.ts';
+import type { TransactionContext, UseCaseContext } from '../../auth/actor.ts';
 import type { Clock } from '../../clock.ts';
 import type { DatabaseHandle } from '../../db/dialect.ts';
 import type { Database } from '../../db/schema.ts';
@@ -17,6 +17,7 @@ import type { RenderStats } from './pages.renderer.ts';
 import type { PageBySlugInput, PageCreateInput, PageFormat, PageUpdateInput } from './pages.schemas.ts';
 import { PageTrash, type PurgeReport } from './pages.trash.ts';
 import { PageWriter, type PagePlacement } from './pages.writer.ts';
+import type { SectionMemo, WholePageInput } from './pages.whole.ts';
 import type { RenderAhead } from './render-ahead.ts';
 import type { RenderRoom } from './render-room.ts';
 import type { RenderedStore, StoredRenderStats } from './rendered-store.ts';
@@ -174,6 +175,17 @@ export class PagesService {
     at: PagePlacement = {},
   ): Promise<Page> {
     return this.writer.create(ctx, documentationId, input, at);
+  }
+
+  /** An imported page written whole in the caller's transaction (PageWriter.createWhole). */
+  createWhole(
+    tx: TransactionContext,
+    documentationId: number,
+    input: WholePageInput,
+    at: PagePlacement,
+    memo: SectionMemo,
+  ): Promise<Page> {
+    return this.writer.createWhole(tx, documentationId, input, at, memo);
   }
 
   /** `PUT /page/{id}`: title, slug, draft contents, `listed`, its place. */

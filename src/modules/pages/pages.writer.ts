@@ -26,6 +26,7 @@ import { historyRepository } from './pages.history.repository.ts';
 import { pagesRepository as repo, viewOf } from './pages.repository.ts';
 import { explicitSlug, regeneratedSlug } from './page-slugs.ts';
 import type { PageCreateInput, PageUpdateInput } from './pages.schemas.ts';
+import { writeWholePage, type SectionMemo, type WholePageInput, type WholePageParts } from './pages.whole.ts';
 
 export const CREATE_MESSAGE = 'Created using API';
 export const UPDATE_MESSAGE = 'Updated using API';
@@ -39,6 +40,7 @@ export type { PagePlacement };
 
 export class PageWriter {
   private readonly creates: TransactionGroups<string>;
+  private readonly whole: WholePageParts;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -50,6 +52,31 @@ export class PageWriter {
     groupWaitMs: number | null = null,
   ) {
     this.creates = new TransactionGroups(db, groupWaitMs, dialect === 'postgres');
+    this.whole = {
+      queries,
+      placer,
+      dialect,
+      publishMessage: PUBLISH_MESSAGE,
+      now: () => toStoredDate(this.clock.now()),
+      view: (trx, scope, id) => this.view(trx, scope, id),
+      record: (...change) => this.record(...change),
+    };
+  }
+
+  /**
+   * A page created with its published contents, pending draft and `listed` at once (an import): one
+   * insert, no read of what it wrote, the section read once per `memo` (pages.whole.ts); the history
+   * and events as create, publish and update record them. In the caller's transaction with no
+   * savepoint: a failure fails the caller's whole unit.
+   */
+  createWhole(
+    tx: TransactionContext,
+    documentationId: number,
+    input: WholePageInput,
+    at: PagePlacement,
+    memo: SectionMemo,
+  ): Promise<Page> {
+    return writeWholePage(this.whole, tx, documentationId, input, at, memo);
   }
 
   async create(

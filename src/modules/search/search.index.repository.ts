@@ -84,6 +84,9 @@ export const searchIndexRepository = {
   pages: (db: Executor, column: 'p.id' | 'v.id' | 'v.project_id', id: number) =>
     visiblePages(db).where(column, '=', id).execute(),
 
+  /** Some pages by id (at most a few hundred: one statement's parameters). */
+  pagesIn: (db: Executor, ids: readonly number[]) => visiblePages(db).where('p.id', 'in', ids).execute(),
+
   references: (db: Executor, sqlite: boolean, column: 'r.id' | 'v.id' | 'v.project_id', id: number) =>
     visibleReferences(db, sqlite).where(column, '=', id).execute(),
 
@@ -131,6 +134,17 @@ export const searchIndexRepository = {
   removePageFts: (db: Executor, pageId: number) =>
     sql`delete from search_fts where rowid in (
         select id from search_entries where page_id = ${pageId})`.execute(db),
+
+  /** SQLite: the FTS rows of some pages' entries, in one statement. */
+  removePagesFts: (db: Executor, pageIds: readonly number[]) =>
+    sql`delete from search_fts where rowid in (
+        select id from search_entries where page_id in (${sql.join(pageIds.map((id) => sql`${id}`))}))`.execute(
+      db,
+    ),
+
+  /** The entries of some pages. */
+  deletePages: (db: Executor, pageIds: readonly number[]) =>
+    db.deleteFrom('search_entries').where('page_id', 'in', pageIds).execute(),
 
   /** SQLite: the FTS rows of some entries. */
   removeFts: (db: Executor, rows: ReadonlyArray<{ id: number }>) => {
