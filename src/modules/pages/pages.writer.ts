@@ -8,12 +8,12 @@ import {
 import type { Clock } from '../../clock.ts';
 import type { DialectName } from '../../db/dialect.ts';
 import { int, type Executor } from '../../db/executor.ts';
-import type { Database, PageHistoryTable } from '../../db/schema.ts';
+import type { Database } from '../../db/schema.ts';
 import { pickSlug, slugConflict } from '../../db/siblings.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { TransactionGroups } from '../../db/transaction-groups.ts';
 import { BadRequestError, InvalidFieldError, NotFoundError } from '../../errors.ts';
-import type { ChangeEvent, ChangeRecorder } from '../changes/change-events.ts';
+import type { ChangeRecorder } from '../changes/change-events.ts';
 import { ChangeWrites } from '../../db/change-writes.ts';
 import { toStoredDate } from '../../shared/dates.ts';
 import { assertSlug, slugify } from '../../shared/slug.ts';
@@ -21,8 +21,7 @@ import { assertNotBlank } from '../../shared/text.ts';
 import { assertPageIfMatch, presentPage, type Page } from './pages.presenter.ts';
 import type { PagePlacement, PagePlacer } from './pages.placement.ts';
 import type { PageQueries, PageView } from './pages.reads.repository.ts';
-import { packedContents } from './pages.history.ts';
-import { historyRepository } from './pages.history.repository.ts';
+import { recordChange, type Recording } from './pages.record.ts';
 import { pagesRepository as repo, viewOf } from './pages.repository.ts';
 import { explicitSlug, regeneratedSlug } from './page-slugs.ts';
 import type { PageCreateInput, PageUpdateInput } from './pages.schemas.ts';
@@ -41,6 +40,7 @@ export type { PagePlacement };
 export class PageWriter {
   private readonly creates: TransactionGroups<string>;
   private readonly whole: WholePageParts;
+  private readonly recording: Recording;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -52,6 +52,7 @@ export class PageWriter {
     groupWaitMs: number | null = null,
   ) {
     this.creates = new TransactionGroups(db, groupWaitMs, dialect === 'postgres');
+    this.recording = { changes, clock };
     this.whole = {
       queries,
       placer,
@@ -59,7 +60,7 @@ export class PageWriter {
       publishMessage: PUBLISH_MESSAGE,
       now: () => toStoredDate(this.clock.now()),
       view: (trx, scope, id) => this.view(trx, scope, id),
-      record: (...change) => this.record(...change),
+      record: (...change) => recordChange(this.recording, ...change),
     };
   }
 
@@ -142,16 +143,25 @@ export class PageWriter {
         version_slug: section.version_slug,
         variables: section.variables,
       };
-      return this.record(tx, view, null, 'create', message, new ChangeWrites(trx), (page) => ({
-        type: 'page.created',
-        projectId,
-        versionId: section.version_id,
-        page,
-        documentationId: section.id,
-        categoryId: placement.categoryId,
-        position: placement.position,
+      return recordChange(
+        this.recording,
+        tx,
+        view,
+        null,
+        'create',
         message,
-      }));
+        new ChangeWrites(trx),
+        (page) => ({
+          type: 'page.created',
+          projectId,
+          versionId: section.version_id,
+          page,
+          documentationId: section.id,
+          categoryId: placement.categoryId,
+          position: placement.position,
+          message,
+        }),
+      );
     });
   }
 
@@ -231,7 +241,7 @@ export class PageWriter {
         writes.add(repo.updating(trx, id, values));
         after = { ...before, ...values };
       }
-      return this.record(tx, after, before, 'update', message, writes, (page) => ({
+      return recordChange(this.recording, tx, after, before, 'update', message, writes, (page) => ({
         type: 'page.updated',
         projectId: ctx.scope.project.id,
         versionId: after.version_id,
@@ -267,7 +277,7 @@ export class PageWriter {
       const writes = new ChangeWrites(trx);
       writes.add(repo.updating(trx, id, values));
       const after: PageView = { ...current, ...values };
-      return this.record(tx, after, current, 'publish', PUBLISH_MESSAGE, writes, (page) => ({
+      return recordChange(this.recording, tx, after, current, 'publish', PUBLISH_MESSAGE, writes, (page) => ({
         type: 'page.published',
         projectId: ctx.scope.project.id,
         versionId: current.version_id,
@@ -292,38 +302,5 @@ export class PageWriter {
     if (!view) throw new NotFoundError(`Page ${id} not found.`);
     assertVersionInScope(scope, view.version_id);
     return view;
-  }
-
-  /**
-   * The page's history entry and its change event, in the change's transaction: the entry joins
-   * `writes` (what the use case queued already), sent with the subscribers' writes. Its contents
-   * are packed as the change from `before` where they can be (decision 0038).
-   */
-  private async record(
-    tx: TransactionContext,
-    view: PageView,
-    before: PageView | null,
-    operation: PageHistoryTable['operation'],
-    message: string,
-    writes: ChangeWrites,
-    event: (page: Page) => ChangeEvent,
-  ): Promise<Page> {
-    const contents = await packedContents(tx.transaction, view.id, view, before);
-    writes.add(
-      historyRepository.insertion(tx.transaction, {
-        page_id: view.id,
-        operation,
-        message,
-        title: view.title,
-        slug: view.slug,
-        contents,
-        api_key_id: tx.actor.kind === 'key' ? tx.actor.keyId : null,
-        user_id: tx.actor.kind === 'key' ? (tx.actor.user?.id ?? null) : null,
-        created: toStoredDate(this.clock.now()),
-      }),
-    );
-    const page = presentPage(view);
-    await this.changes.record(tx, event(page), writes);
-    return page;
   }
 }
