@@ -10,6 +10,7 @@ import { nextOrdr, pickSlug } from '../../db/siblings.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { AppError, BadRequestError, NotFoundError, ServiceUnavailableError } from '../../errors.ts';
 import type { ChangeRecorder } from '../changes/change-events.ts';
+import { inWriterTurns } from '../../db/writer-turns.ts';
 import { formatApiDate, toStoredDate } from '../../shared/dates.ts';
 import { entityTag, notModified } from '../../shared/entity-tags.ts';
 import { TaskFailedError, type WorkerPool } from '../../workers/pool.ts';
@@ -157,8 +158,12 @@ export class ReferencesService {
     for (let attempt = 1; attempt <= REPORTS_AHEAD; attempt++) {
       const replaced = await this.reports.replaced(ctx.transaction, version.id, title, input.publish);
       const changes = replaced && (await this.reports.ofUpload(replaced, parsed));
+      // The report came back from its thread in this turn, and the writes of megabytes follow: each
+      // gets a turn of its own (writer-turns.ts), as an import's do.
+      if (parsed.text.length >= YIELD_AFTER_CHARS) await setImmediate();
       try {
-        return await this.write(ctx, version.id, input.publish, parsed, { replaced, changes });
+        const reported = { replaced, changes };
+        return await inWriterTurns(() => this.write(ctx, version.id, input.publish, parsed, reported));
       } catch (error) {
         if (!(error instanceof ReplacedMeanwhile)) throw error;
       }
