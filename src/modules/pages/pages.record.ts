@@ -48,3 +48,6 @@ export async function recordChange(
   await changes.record(tx, event(page), writes);
   return page;
 }
+
+/** What recordChange takes after its Recording: a change as the writer and the whole-page write give it. */
+export type RecordArgs = Parameters<typeof recordChange> extends [Recording, ...infer Rest] ? Rest : never;

@@ -11,8 +11,7 @@ import { explicitSlug } from './page-slugs.ts';
 import type { PagePlacement } from './pages.placement.ts';
 import type { DialectName } from '../../db/dialect.ts';
 import type { Executor } from '../../db/executor.ts';
-import type { PageHistoryTable } from '../../db/schema.ts';
-import type { ChangeEvent } from '../changes/change-events.ts';
+import type { RecordArgs } from './pages.record.ts';
 import type { PagePlacer } from './pages.placement.ts';
 import type { PageQueries } from './pages.reads.repository.ts';
 
@@ -60,16 +59,7 @@ export interface WholePageParts {
   /** a live page of the scope's project (404 / 403) */
   view: (trx: Executor, scope: Scope, id: number) => Promise<PageView>;
   /** the page's history entry and change event, as PageWriter records them */
-  record: (
-    tx: TransactionContext,
-    view: PageView,
-    /** the page as its previous revision left it (null for a create): its history entry is packed against it */
-    before: PageView | null,
-    operation: PageHistoryTable['operation'],
-    message: string,
-    writes: ChangeWrites,
-    event: (page: Page) => ChangeEvent,
-  ) => Promise<Page>;
+  record: (...change: RecordArgs) => Promise<Page>;
 }
 
 /**

@@ -158,12 +158,12 @@ export class ReferencesService {
     for (let attempt = 1; attempt <= REPORTS_AHEAD; attempt++) {
       const replaced = await this.reports.replaced(ctx.transaction, version.id, title, input.publish);
       const changes = replaced && (await this.reports.ofUpload(replaced, parsed));
-      // The report came back from its thread in this turn, and the writes of megabytes follow: each
-      // gets a turn of its own (writer-turns.ts), as an import's do.
+      // Back from its thread; the writes of megabytes that follow take turns (writer-turns.ts).
       if (parsed.text.length >= YIELD_AFTER_CHARS) await setImmediate();
       try {
-        const reported = { replaced, changes };
-        return await inWriterTurns(() => this.write(ctx, version.id, input.publish, parsed, reported));
+        return await inWriterTurns(() =>
+          this.write(ctx, version.id, input.publish, parsed, { replaced, changes }),
+        );
       } catch (error) {
         if (!(error instanceof ReplacedMeanwhile)) throw error;
       }
