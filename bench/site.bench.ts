@@ -12,8 +12,13 @@
  * 3. A page of the 10,000-page version against one of the 100-page version: cached pages spread over
  *    each version (requests per second and the server's CPU time per request), alternately.
  *
+ * Every request asks as a browser does: `--accept-encoding` (default Chromium's own,
+ * `gzip, deflate, br, zstd`) is sent with it, so a kept page goes in the coding the site keeps it in;
+ * `--accept-encoding identity` measures the page's own bytes instead. The fixed route sending "the
+ * same bytes" sends as many as the page's answer puts on the wire.
+ *
  *   node --import tsx bench/site.bench.ts [--port P] [--fixed-port F] [--duration 10] [--rounds 3]
- *     [--changes 200] [--data /tmp/quire-bench-site]
+ *     [--changes 200] [--data /tmp/quire-bench-site] [--accept-encoding 'gzip, deflate, br, zstd']
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -25,6 +30,9 @@ import { startQuire } from './fixtures/quire-server.ts';
 import { pageAddresses, seedPages, type PageAddress } from './seed-pages.ts';
 
 const CONNECTIONS = 50;
+const BROWSER_ENCODINGS = 'gzip, deflate, br, zstd';
+/** What every request of the bench sends (main sets it from `--accept-encoding`). */
+const asked: Record<string, string> = { 'accept-encoding': BROWSER_ENCODINGS };
 const SIZES = [100, 1_000, 10_000] as const;
 const PAGES_PER_SECTION = 100;
 
@@ -94,14 +102,14 @@ async function firstViews(
   if (!page) throw new Error('no page');
   const headers = { 'x-api-key': project.key, 'content-type': 'application/json' };
   const url = `${base}${sitePath(project.id, page)}`;
-  await ok(await fetch(url), 'warm-up');
+  await ok(await fetch(url, { headers: asked }), 'warm-up');
   const times: number[] = [];
   for (let i = 0; i < count; i++) {
     const body = JSON.stringify({ content: twentyKilobytes(i + 1) });
     await ok(await fetch(`${base}/api/v1/page/${page.id}`, { method: 'PUT', headers, body }), 'update');
     await ok(await fetch(`${base}/api/v1/page/${page.id}/publish`, { method: 'PUT', headers }), 'publish');
     const started = performance.now();
-    const response = await fetch(url);
+    const response = await fetch(url, { headers: asked });
     const text = await response.text();
     times.push(performance.now() - started);
     if (!response.ok || !text.includes(`Change ${i + 1}:`))
@@ -128,13 +136,14 @@ async function spread(
     if (!page) throw new Error('no page');
     return sitePath(project.id, page);
   });
-  for (const p of new Set(paths)) await ok(await fetch(`${base}${p}`), 'warm-up');
+  for (const p of new Set(paths)) await ok(await fetch(`${base}${p}`, { headers: asked }), 'warm-up');
   let next = 0;
   const before = sampleProcess(pid);
   const result: Result = await autocannon({
     url: base,
     connections: CONNECTIONS,
     duration,
+    headers: asked,
     requests: [{ setupRequest: (req) => ({ ...req, path: paths[next++ % paths.length] ?? '/' }) }],
   });
   const after = sampleProcess(pid);
@@ -154,6 +163,7 @@ async function main(): Promise<void> {
   const port = await portArg('port');
   const fixedPort = await portArg('fixed-port');
   const dataDir = arg('data', path.join(os.tmpdir(), 'quire-bench-site'));
+  asked['accept-encoding'] = arg('accept-encoding', BROWSER_ENCODINGS);
   const backend = backendFromArgs('site');
   if (backend.pgUrl !== null) throw new Error('the site bench runs on SQLite');
   const run = serverRun(backend);
@@ -173,9 +183,17 @@ async function main(): Promise<void> {
     const page = middle.pages[0];
     if (!page) throw new Error('no page');
     const url = `${base}${sitePath(middle.id, page)}`;
-    await ok(await fetch(url), 'warm-up');
-    await autocannon({ url, connections: CONNECTIONS, duration: 2 });
-    const pageBytes = Buffer.byteLength(await (await fetch(url)).text());
+    await ok(await fetch(url, { headers: asked }), 'warm-up');
+    await autocannon({ url, connections: CONNECTIONS, duration: 2, headers: asked });
+    // The bytes on the wire: fetch decodes the body, the length is the encoded one.
+    const probe = await fetch(url, { headers: asked });
+    await probe.arrayBuffer();
+    const coding = probe.headers.get('content-encoding') ?? 'identity';
+    const pageBytes = Number(probe.headers.get('content-length'));
+    if (!(pageBytes > 0)) throw new Error('the page has no content-length');
+    process.stdout.write(
+      `the page: ${pageBytes} bytes on the wire (${coding}), asked with '${asked['accept-encoding']}'\n`,
+    );
     const fixedHtml = quire.fixed.url.replace(/\/fixed$/, `/fixed-html/${pageBytes}`);
     const cached: Array<{
       ratio: number;
@@ -188,7 +206,7 @@ async function main(): Promise<void> {
     const sameBytes: Array<{ ratio: number; p99Ratio: number }> = [];
     for (let round = 0; round < rounds; round++) {
       const fixed = await measureFixed(quire.fixed, duration);
-      const site = await autocannon({ url, connections: CONNECTIONS, duration });
+      const site = await autocannon({ url, connections: CONNECTIONS, duration, headers: asked });
       if (site.non2xx > 0 || site.errors > 0)
         throw new Error(`${site.non2xx} non-2xx, ${site.errors} errors`);
       cached.push({
@@ -237,7 +255,7 @@ async function main(): Promise<void> {
         `cached page / fixed route, medians of ${rounds} rounds of ${duration} s:`,
         `  throughput ratio ${m(cached.map((c) => c.ratio)).toFixed(2)} (goal >= 0.5), ` +
           `p99 ratio ${m(cached.map((c) => c.p99Ratio)).toFixed(2)} (goal <= 2)`,
-        `cached page / a fixed route sending the same ${pageBytes} bytes, medians:`,
+        `cached page / a fixed route sending the same ${pageBytes} bytes (the page's, ${coding}), medians:`,
         `  throughput ratio ${m(sameBytes.map((c) => c.ratio)).toFixed(2)}, p99 ratio ${m(sameBytes.map((c) => c.p99Ratio)).toFixed(2)}`,
         `first view of a changed 20 KB page, 1,000-page project, ${views.length} changes:`,
         `  p50 ${percentile(views, 50).toFixed(1)} ms, p99 ${percentile(views, 99).toFixed(1)} ms (goal p99 < 50 ms)`,

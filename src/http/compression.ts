@@ -9,7 +9,7 @@ export const COMPRESSION_THRESHOLD = 1024;
  * YAML definition goes byte for byte, and an event stream must reach its reader as each event is
  * written, so none of them is touched.
  */
-const COMPRESSIBLE = /^(?:application\/(?:[\w.-]+\+)?json|text\/html)\s*(?:;|$)/i;
+export const COMPRESSIBLE = /^(?:application\/(?:[\w.-]+\+)?json|text\/html)\s*(?:;|$)/i;
 
 /**
  * Response compression (gzip or brotli, as the client's Accept-Encoding asks) for every route added

@@ -47,6 +47,11 @@ export class LruCache<V> {
     return slot.value;
   }
 
+  /** The value under `key` without marking it read or counting a hit. */
+  peek(key: string): V | undefined {
+    return this.index.get(key)?.value;
+  }
+
   set(key: string, value: V): void {
     const weight = this.weigh(value) + key.length;
     const previous = this.index.get(key);

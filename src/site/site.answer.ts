@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { COMPRESSIBLE } from '../http/compression.ts';
+import type { Coding } from './site.encodings.ts';
 
 /** What the site answers an address with, before the caching headers. */
 export interface SiteAnswer {
@@ -49,13 +51,18 @@ export function matchesTag(request: FastifyRequest, etag: string): boolean {
     .some((tag) => tag === etag || tag === '*' || tag === `W/${etag}`);
 }
 
-/** Sends an answer with its tag and caching rule; 304 when the client holds it already. */
+/**
+ * Sends an answer with its tag and caching rule; 304 when the client holds it already. `encoded` is
+ * the answer in a coding the request accepts (site.encodings.ts), with `etag` its own tag: sent as it
+ * is, the per-request compression leaves it alone.
+ */
 export function sendSiteAnswer(
   request: FastifyRequest,
   reply: FastifyReply,
   answer: SiteAnswer,
   cacheControl: string,
   etag: string = strongTag(answer.body),
+  encoded?: { coding: Coding; body: Buffer },
 ): FastifyReply {
   reply.header('content-security-policy', SITE_CSP);
   reply.header('x-content-type-options', 'nosniff');
@@ -65,9 +72,15 @@ export function sendSiteAnswer(
     reply.header('location', answer.location);
   }
   reply.header('etag', etag);
+  // Its bytes depend on the request's Accept-Encoding (here or in src/http/compression.ts), 304s too.
+  if (COMPRESSIBLE.test(answer.type)) reply.header('vary', 'accept-encoding');
   if (answer.headers !== undefined) reply.headers(answer.headers);
   if (answer.status === 200 && matchesTag(request, etag)) {
     return reply.code(304).send();
+  }
+  if (encoded !== undefined) {
+    reply.header('content-encoding', encoded.coding);
+    return reply.code(answer.status).type(answer.type).send(encoded.body);
   }
   return reply.code(answer.status).type(answer.type).send(answer.body);
 }

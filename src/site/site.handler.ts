@@ -4,6 +4,7 @@ import type { Navigation, ReadersService } from '../modules/readers/readers.serv
 import { LruCache } from '../shared/lru-cache.ts';
 import { parseAddress, type SiteAddress } from './site.address.ts';
 import { HTML, sendSiteAnswer, strongTag, type SiteAnswer } from './site.answer.ts';
+import { encodedFor, encodedTag, type Encoded } from './site.encodings.ts';
 import { SiteContextMaker } from './site.context-maker.ts';
 import {
   type AddressContext,
@@ -27,7 +28,12 @@ interface Kept {
   stamp: string;
   answer: SiteAnswer;
   etag: string;
+  /** the answer brotli- or gzip-encoded, each made once, for the browsers that ask for it */
+  encoded: Encoded;
 }
+
+const weight = (k: Kept): number =>
+  k.answer.body.length + (k.encoded.br?.length ?? 0) + (k.encoded.gzip?.length ?? 0) + 200;
 
 /**
  * The reader site (the specification's site.md, docs/decisions/0027-reader-site.md): an address below a
@@ -37,7 +43,7 @@ interface Kept {
  */
 export class SiteHandler {
   private readonly contexts = new SiteContextMaker();
-  private readonly kept = new LruCache<Kept>(20_000, 64 * 1024 * 1024, (k) => k.answer.body.length + 200);
+  private readonly kept = new LruCache<Kept>(20_000, 64 * 1024 * 1024, weight);
   private readonly handlers = new Map<SiteAddress['kind'], AddressHandler>();
   private readonly variants = new Map<SiteAddress['kind'], (request: FastifyRequest) => string>();
   private readonly missing: MissingHandler[] = [];
@@ -171,8 +177,7 @@ export class SiteHandler {
       (query === -1 || address.kind !== 'search');
     if (cacheable) {
       const kept = this.kept.get(key);
-      if (kept && kept.stamp === stamp)
-        return sendSiteAnswer(request, reply, kept.answer, cacheControl, kept.etag);
+      if (kept && kept.stamp === stamp) return this.sendKept(request, reply, key, kept, cacheControl);
     }
     const site = this.contexts.context(view, at, stamp, canonicalRoot);
     if (address.kind === 'asset') {
@@ -191,8 +196,27 @@ export class SiteHandler {
     // Kept and sent as bytes: encoded once, not at every request that is served it.
     const answer = typeof made.body === 'string' ? { ...made, body: Buffer.from(made.body) } : made;
     const etag = strongTag(answer.body);
-    if (cacheable && stamp !== null && answer.status !== 503) this.kept.set(key, { stamp, answer, etag });
-    return sendSiteAnswer(request, reply, answer, cacheControl, etag);
+    if (!cacheable || stamp === null || answer.status === 503)
+      return sendSiteAnswer(request, reply, answer, cacheControl, etag);
+    const kept: Kept = { stamp, answer, etag, encoded: {} };
+    this.kept.set(key, kept);
+    return this.sendKept(request, reply, key, kept, cacheControl);
+  }
+
+  /** A kept answer, in the coding the request accepts (site.encodings.ts), encoded once per coding. */
+  private async sendKept(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    key: string,
+    kept: Kept,
+    cacheControl: string,
+  ): Promise<FastifyReply> {
+    const encoded = await encodedFor(request, kept.answer, kept.encoded);
+    if (encoded === null) return sendSiteAnswer(request, reply, kept.answer, cacheControl, kept.etag);
+    // Weighed again with its new bytes, unless a change replaced it meanwhile.
+    if (encoded.made && this.kept.peek(key) === kept) this.kept.set(key, kept);
+    const etag = encodedTag(kept.etag, encoded.coding);
+    return sendSiteAnswer(request, reply, kept.answer, cacheControl, etag, encoded);
   }
 
   private async answer(ctx: AddressContext, address: SiteAddress): Promise<SiteAnswer | null> {
