@@ -9,7 +9,7 @@ import { openDatabase } from '../src/db/dialect.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { upgradeDatabase } from '../src/upgrade.ts';
 import { createProject, createVersion } from './helpers/factories.ts';
-import { undoBoundedStorage } from './helpers/later-migrations.ts';
+import { undoHistoryNewestIndex } from './helpers/later-migrations.ts';
 import { dialectName, useTestApp } from './helpers/test-app.ts';
 
 const t = useTestApp();
@@ -48,9 +48,9 @@ describe(`storage (${dialectName})`, () => {
     await sql`delete from ${table} where name = '9999-from-a-newer-build'`.execute(db);
     // A database the build before the last migration migrated: the next start applies that
     // migration, and only it.
-    await undoBoundedStorage(db);
-    await sql`delete from ${table} where name = '0024-bounded-storage'`.execute(db);
-    expect(await upgradeDatabase(t.deps.database, t.storage.schema)).toEqual(['0024-bounded-storage']);
+    await undoHistoryNewestIndex(db);
+    await sql`delete from ${table} where name = '0025-history-newest-index'`.execute(db);
+    expect(await upgradeDatabase(t.deps.database, t.storage.schema)).toEqual(['0025-history-newest-index']);
     expect(await upgradeDatabase(t.deps.database, t.storage.schema)).toEqual([]);
   });
 

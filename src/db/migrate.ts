@@ -35,6 +35,7 @@ import { feedback } from './migrations/0020-feedback.ts';
 import { readerLogin } from './migrations/0021-reader-login.ts';
 import { referenceHistory } from './migrations/0023-reference-history.ts';
 import { boundedStorage } from './migrations/0024-bounded-storage.ts';
+import { historyNewestIndex } from './migrations/0025-history-newest-index.ts';
 
 /** Append-only: never edit a migration that has shipped; add the next one here. */
 const MIGRATIONS: readonly Migration[] = [
@@ -61,6 +62,7 @@ const MIGRATIONS: readonly Migration[] = [
   readerLogin,
   referenceHistory,
   boundedStorage,
+  historyNewestIndex,
 ];
 
 /**

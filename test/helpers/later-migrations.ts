@@ -12,9 +12,11 @@ export const LATER_MIGRATIONS = [
   '0021-reader-login',
   '0023-reference-history',
   '0024-bounded-storage',
+  '0025-history-newest-index',
 ] as const;
 
 export async function undoLaterMigrations(db: Kysely<Database>): Promise<void> {
+  await undoHistoryNewestIndex(db);
   await undoBoundedStorage(db);
   await undoReferenceHistory(db);
   await undoReaderLogin(db);
@@ -39,4 +41,10 @@ export async function undoReferenceHistory(db: Kysely<Database>): Promise<void> 
 export async function undoBoundedStorage(db: Kysely<Database>): Promise<void> {
   await db.schema.alterTable('page_history').dropColumn('contents').execute();
   await db.schema.alterTable('rendered_contents').dropColumn('bytes').execute();
+}
+
+/** What 0025 made: the index of revisions by page and id, in place of the one by page. */
+export async function undoHistoryNewestIndex(db: Kysely<Database>): Promise<void> {
+  await db.schema.dropIndex('page_history_page_id_idx').execute();
+  await db.schema.createIndex('page_history_page_idx').on('page_history').column('page_id').execute();
 }
