@@ -65,16 +65,52 @@ export class PreparedRead<A extends readonly unknown[], R> {
   }
 
   private compile(): { sql: string; slots: Slot[] } {
-    const markers = Array.from({ length: this.arity }, (_, i) => `${MARKER}${i}`) as unknown as A;
-    const query = this.build(this.handle.db, ...markers).compile();
-    const slots = query.parameters.map((value): Slot => {
-      if (typeof value === 'string' && value.startsWith(MARKER)) {
-        return { arg: Number(value.slice(MARKER.length)) };
-      }
-      return { value };
-    });
-    const used = new Set(slots.flatMap((s) => ('arg' in s ? [s.arg] : [])));
-    if (used.size !== this.arity) throw new Error('PreparedRead: every argument must be a bound value');
-    return { sql: query.sql, slots };
+    return compileWithMarkers(this.arity, (...markers) =>
+      this.build(this.handle.db, ...(markers as unknown as A)),
+    );
   }
+}
+
+/**
+ * A read of a write, written once with Kysely and compiled once per database (the first transaction
+ * it runs in names the dialect), then run in any transaction with new arguments: a write's reads have
+ * no handle of their own to prepare with, as PreparedRead's do, and building and compiling a query
+ * anew cost more than running it. `build` follows PreparedRead's rule.
+ */
+export class CompiledRead<A extends readonly unknown[], R> {
+  private readonly compiled = new WeakMap<object, { sql: string; slots: Slot[] }>();
+
+  constructor(
+    private readonly arity: A['length'],
+    private readonly build: (db: Executor, ...args: A) => Compilable<R>,
+  ) {}
+
+  async first(db: Executor, ...args: A): Promise<R | undefined> {
+    const adapter = db.getExecutor().adapter;
+    let compiled = this.compiled.get(adapter);
+    if (compiled === undefined) {
+      compiled = compileWithMarkers(this.arity, (...markers) => this.build(db, ...(markers as unknown as A)));
+      this.compiled.set(adapter, compiled);
+    }
+    const parameters = compiled.slots.map((slot) => ('arg' in slot ? args[slot.arg] : slot.value));
+    return (await db.executeQuery<R>(CompiledQuery.raw(compiled.sql, parameters))).rows[0];
+  }
+}
+
+/** A query built with markers in place of its arguments, compiled: its SQL and where each goes. */
+function compileWithMarkers(
+  arity: number,
+  build: (...markers: unknown[]) => Compilable<unknown>,
+): { sql: string; slots: Slot[] } {
+  const markers = Array.from({ length: arity }, (_, i) => `${MARKER}${i}`);
+  const query = build(...markers).compile();
+  const slots = query.parameters.map((value): Slot => {
+    if (typeof value === 'string' && value.startsWith(MARKER)) {
+      return { arg: Number(value.slice(MARKER.length)) };
+    }
+    return { value };
+  });
+  const used = new Set(slots.flatMap((s) => ('arg' in s ? [s.arg] : [])));
+  if (used.size !== arity) throw new Error('PreparedRead: every argument must be a bound value');
+  return { sql: query.sql, slots };
 }

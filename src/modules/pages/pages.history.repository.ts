@@ -1,7 +1,18 @@
 import { sql, type Insertable } from 'kysely';
 import type { Executor } from '../../db/executor.ts';
+import { CompiledRead } from '../../db/prepared.ts';
 import type { PageHistoryTable } from '../../db/schema.ts';
 import { HEAD_BYTES } from './history-packing.ts';
+
+/** See historyRepository.newest: compiled once, run at every write of a page. */
+const newestRevision = new CompiledRead(1, (db, pageId: number) =>
+  db
+    .selectFrom('page_history')
+    .select(['id', sql<Uint8Array | null>`substr(contents, 1, ${HEAD_BYTES})`.as('head')])
+    .where('page_id', '=', pageId)
+    .orderBy('id', 'desc')
+    .limit(1),
+);
 
 /** The statements of page history: revisions written with each change, read by the history API. */
 export const historyRepository = {
@@ -12,13 +23,7 @@ export const historyRepository = {
 
   /** The page's newest revision: its id and the head of its packed contents (null on older rows). */
   newest(db: Executor, pageId: number): Promise<{ id: number; head: Uint8Array | null } | undefined> {
-    return db
-      .selectFrom('page_history')
-      .select(['id', sql<Uint8Array | null>`substr(contents, 1, ${HEAD_BYTES})`.as('head')])
-      .where('page_id', '=', pageId)
-      .orderBy('id', 'desc')
-      .limit(1)
-      .executeTakeFirst();
+    return newestRevision.first(db, pageId);
   },
 
   /** How many revisions a page has, or has up to (and with) one of them. */
