@@ -6,9 +6,10 @@ import type { Migration } from './helpers.ts';
  * revisions newest first. On PostgreSQL the index on `page_id` alone could not give that order, and
  * the planner walked the primary key backwards instead, filtering by page: a write of a page last
  * edited long ago read the history of every page edited since. The new index gives the newest
- * revision in one seek, and is no larger (two 4-byte columns fill the space one took with padding).
- * On SQLite the old index held the rowid (the id) already; the new one is the same, under a name
- * that says what it is for.
+ * revision in one seek. It weighs more on PostgreSQL: its entries are unique, so they cannot be
+ * deduplicated as the old one's were (about 32 bytes a revision with the page; decision 0038). On
+ * SQLite the old index held the rowid (the id) already; the new one is the same, under a name that
+ * says what it is for.
  */
 export const historyNewestIndex: Migration = {
   name: '0025-history-newest-index',
