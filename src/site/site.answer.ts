@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { COMPRESSIBLE } from '../http/compression.ts';
-import type { Coding } from './site.encodings.ts';
+import { codingFor, encodedTag, SITE_TEXT, type Coding } from './site.encodings.ts';
 
 /** What the site answers an address with, before the caching headers. */
 export interface SiteAnswer {
@@ -52,9 +51,10 @@ export function matchesTag(request: FastifyRequest, etag: string): boolean {
 }
 
 /**
- * Sends an answer with its tag and caching rule; 304 when the client holds it already. `encoded` is
- * the answer in a coding the request accepts (site.encodings.ts), with `etag` its own tag: sent as it
- * is, the per-request compression leaves it alone.
+ * Sends an answer with its tag and caching rule; 304 when the client holds it already. An answer that
+ * goes encoded has its coding in its tag (site.encodings.ts): `encoded` is a kept answer's bytes in
+ * that coding, sent as they are (null: its own bytes, the coding known to be none); otherwise the
+ * per-request compression encodes it.
  */
 export function sendSiteAnswer(
   request: FastifyRequest,
@@ -62,7 +62,7 @@ export function sendSiteAnswer(
   answer: SiteAnswer,
   cacheControl: string,
   etag: string = strongTag(answer.body),
-  encoded?: { coding: Coding; body: Buffer },
+  encoded?: { coding: Coding; body: Buffer } | null,
 ): FastifyReply {
   reply.header('content-security-policy', SITE_CSP);
   reply.header('x-content-type-options', 'nosniff');
@@ -71,14 +71,16 @@ export function sendSiteAnswer(
   if (answer.location !== undefined) {
     reply.header('location', answer.location);
   }
-  reply.header('etag', etag);
-  // Its bytes depend on the request's Accept-Encoding (here or in src/http/compression.ts), 304s too.
-  if (COMPRESSIBLE.test(answer.type)) reply.header('vary', 'accept-encoding');
+  const coding = encoded === undefined ? codingFor(request, answer) : (encoded?.coding ?? null);
+  const tag = coding === null ? etag : encodedTag(etag, coding);
+  reply.header('etag', tag);
+  // Its bytes depend on the request's Accept-Encoding, 304s too.
+  if (SITE_TEXT.test(answer.type)) reply.header('vary', 'accept-encoding');
   if (answer.headers !== undefined) reply.headers(answer.headers);
-  if (answer.status === 200 && matchesTag(request, etag)) {
+  if (answer.status === 200 && matchesTag(request, tag)) {
     return reply.code(304).send();
   }
-  if (encoded !== undefined) {
+  if (encoded !== undefined && encoded !== null) {
     reply.header('content-encoding', encoded.coding);
     return reply.code(answer.status).type(answer.type).send(encoded.body);
   }

@@ -2,7 +2,7 @@ import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import { Negotiator } from '@fastify/accept-negotiator';
 import type { FastifyRequest } from 'fastify';
-import { COMPRESSIBLE, COMPRESSION_THRESHOLD } from '../http/compression.ts';
+import { COMPRESSION_THRESHOLD } from '../http/compression.ts';
 
 /** The content codings a kept answer is stored in besides its own bytes, in the site's preference. */
 export type Coding = 'br' | 'gzip';
@@ -24,12 +24,20 @@ const gzip = promisify(zlib.gzip);
 const BROTLI_QUALITY = 5;
 
 /**
- * The coding a kept answer goes to this request in, or null for its own bytes: the same answers and
- * the same negotiation as the per-request compression of src/http/compression.ts.
+ * The types the site sends as text (HTML, Markdown, plain text, XML feeds and sitemaps, its script and
+ * stylesheet, JSON): those the per-request compression of src/http/compression.ts compresses too, by
+ * its own list or as compressible types.
  */
-function codingFor(request: FastifyRequest, answer: EncodableAnswer): Coding | null {
-  if (answer.status !== 200 || answer.body.length < COMPRESSION_THRESHOLD) return null;
-  if (!COMPRESSIBLE.test(answer.type)) return null;
+export const SITE_TEXT =
+  /^(?:text\/[\w.+-]+|application\/(?:[\w.-]+\+)?(?:json|xml)|application\/javascript)\s*(?:;|$)/i;
+
+/**
+ * The coding an answer goes to this request in, or null for its own bytes: the same answers and the
+ * same negotiation as the per-request compression, which encodes what the site does not keep.
+ */
+export function codingFor(request: FastifyRequest, answer: EncodableAnswer): Coding | null {
+  if (answer.status !== 200 || Buffer.byteLength(answer.body) < COMPRESSION_THRESHOLD) return null;
+  if (!SITE_TEXT.test(answer.type)) return null;
   const header = request.headers['accept-encoding'];
   if (typeof header !== 'string' || request.headers['x-no-compression'] !== undefined) return null;
   const coding = negotiator.negotiate(header);
@@ -56,7 +64,7 @@ export async function encodedFor(
   if (coding === null) return null;
   const kept = encoded[coding];
   if (kept !== undefined) return { coding, body: kept, made: false };
-  const body = await encode(Buffer.from(answer.body), coding);
+  const body = await encode(typeof answer.body === 'string' ? Buffer.from(answer.body) : answer.body, coding);
   encoded[coding] = body;
   return { coding, body, made: true };
 }

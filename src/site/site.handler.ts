@@ -4,7 +4,7 @@ import type { Navigation, ReadersService } from '../modules/readers/readers.serv
 import { LruCache } from '../shared/lru-cache.ts';
 import { parseAddress, type SiteAddress } from './site.address.ts';
 import { HTML, sendSiteAnswer, strongTag, type SiteAnswer } from './site.answer.ts';
-import { encodedFor, encodedTag, type Encoded } from './site.encodings.ts';
+import { encodedFor, type Encoded } from './site.encodings.ts';
 import { SiteContextMaker } from './site.context-maker.ts';
 import {
   type AddressContext,
@@ -212,11 +212,9 @@ export class SiteHandler {
     cacheControl: string,
   ): Promise<FastifyReply> {
     const encoded = await encodedFor(request, kept.answer, kept.encoded);
-    if (encoded === null) return sendSiteAnswer(request, reply, kept.answer, cacheControl, kept.etag);
     // Weighed again with its new bytes, unless a change replaced it meanwhile.
-    if (encoded.made && this.kept.peek(key) === kept) this.kept.set(key, kept);
-    const etag = encodedTag(kept.etag, encoded.coding);
-    return sendSiteAnswer(request, reply, kept.answer, cacheControl, etag, encoded);
+    if (encoded?.made === true && this.kept.peek(key) === kept) this.kept.set(key, kept);
+    return sendSiteAnswer(request, reply, kept.answer, cacheControl, kept.etag, encoded);
   }
 
   private async answer(ctx: AddressContext, address: SiteAddress): Promise<SiteAnswer | null> {

@@ -99,7 +99,39 @@ describe('the reader site: pages kept encoded', () => {
     }
   });
 
-  it('leaves answers the site does not compress as they are', async () => {
+  it('keeps its other text encoded too: the Markdown twin', async () => {
+    const { url } = await longPage('Twin.');
+    const plain = await visit(t.app, `${url}.md`);
+    expect(plain.statusCode).toBe(200);
+    expect(plain.headers['content-type']).toBe('text/markdown; charset=utf-8');
+    expect(plain.headers.vary).toBe('accept-encoding');
+    expect(Buffer.byteLength(plain.body)).toBeGreaterThan(1024);
+    const br = await visit(t.app, `${url}.md`, { 'accept-encoding': 'br' });
+    expect(br.headers['content-encoding']).toBe('br');
+    expect(br.headers.etag).toBe(`${String(plain.headers.etag).slice(0, -1)}-br"`);
+    expect(decoded('br', br.rawPayload)).toBe(plain.body);
+  });
+
+  it('tags an answer it does not keep, compressed at the request, with its coding as well', async () => {
+    const { w } = await longPage('Searched words.');
+    const address = `/sites/${w.project.id}/search?q=paragraph`;
+    const plain = await visit(t.app, address);
+    expect(plain.statusCode).toBe(200);
+    expect(Buffer.byteLength(plain.body)).toBeGreaterThan(1024);
+    const gzip = await visit(t.app, address, { 'accept-encoding': 'gzip' });
+    expect(gzip.headers['content-encoding']).toBe('gzip');
+    expect(gzip.headers.etag).toBe(`${String(plain.headers.etag).slice(0, -1)}-gz"`);
+    expect(decoded('gzip', gzip.rawPayload)).toBe(plain.body);
+    const held = await visit(t.app, address, {
+      'accept-encoding': 'gzip',
+      'if-none-match': String(gzip.headers.etag),
+    });
+    expect(held.statusCode).toBe(304);
+    const other = await visit(t.app, address, { 'if-none-match': String(gzip.headers.etag) });
+    expect(other.statusCode).toBe(200);
+  });
+
+  it('leaves answers under the compression threshold as they are', async () => {
     const { w } = await longPage('Robots.');
     const robots = await visit(t.app, `/sites/${w.project.id}/robots.txt`, { 'accept-encoding': 'br' });
     expect(robots.statusCode).toBe(200);
