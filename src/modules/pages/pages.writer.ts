@@ -12,18 +12,18 @@ import type { Database } from '../../db/schema.ts';
 import { pickSlug, slugConflict } from '../../db/siblings.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { TransactionGroups } from '../../db/transaction-groups.ts';
-import { BadRequestError, InvalidFieldError, NotFoundError } from '../../errors.ts';
+import { InvalidFieldError, NotFoundError } from '../../errors.ts';
 import type { ChangeRecorder } from '../changes/change-events.ts';
 import { ChangeWrites } from '../../db/change-writes.ts';
 import { toStoredDate } from '../../shared/dates.ts';
-import { assertSlug, slugify } from '../../shared/slug.ts';
-import { assertNotBlank } from '../../shared/text.ts';
+import { slugify } from '../../shared/slug.ts';
 import { assertPageIfMatch, presentPage, type Page } from './pages.presenter.ts';
 import type { PagePlacement, PagePlacer } from './pages.placement.ts';
 import type { PageQueries, PageView } from './pages.reads.repository.ts';
 import { recordChange, type Recording } from './pages.record.ts';
 import { pagesRepository as repo, viewOf } from './pages.repository.ts';
 import { explicitSlug, regeneratedSlug } from './page-slugs.ts';
+import { assertCreateInput, assertUpdateInput } from './pages.input.ts';
 import type { PageCreateInput, PageUpdateInput } from './pages.schemas.ts';
 import { writeWholePage, type SectionMemo, type WholePageInput, type WholePageParts } from './pages.whole.ts';
 
@@ -86,8 +86,7 @@ export class PageWriter {
     input: PageCreateInput,
     at: PagePlacement = {},
   ): Promise<Page> {
-    assertNotBlank('body.title', input.title);
-    if (input.slug !== undefined) assertSlug('body.slug', input.slug);
+    assertCreateInput(input);
     const message = input.message ?? CREATE_MESSAGE;
     const projectId = ctx.scope.project.id;
     // The creates of one section that arrive together share a transaction and its lock (see
@@ -166,26 +165,7 @@ export class PageWriter {
   }
 
   async update(ctx: UseCaseContext, id: number, input: PageUpdateInput): Promise<Page> {
-    const { message: _message, ...changes } = input;
-    if (Object.values(changes).every((value) => value === undefined)) {
-      throw new BadRequestError(
-        'Give at least one of title, slug, content, listed, categoryTitle, parentId.',
-        [
-          {
-            field: 'body',
-            message: 'must have at least one of title, slug, content, listed, categoryTitle, parentId',
-          },
-        ],
-      );
-    }
-    if (input.categoryTitle !== undefined && input.parentId !== undefined && input.parentId !== null) {
-      throw new InvalidFieldError(
-        'body.parentId',
-        "cannot be given with categoryTitle: a child page is in its parent's category",
-      );
-    }
-    if (input.title !== undefined) assertNotBlank('body.title', input.title);
-    if (input.slug !== undefined) assertSlug('body.slug', input.slug);
+    assertUpdateInput(input);
     const message = input.message ?? UPDATE_MESSAGE;
     return inTransaction(this.db, ctx, async (tx) => {
       const trx = tx.transaction;
